@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * kprof: a per-CPU sampling profiler with its own ring buffers.
+ *
+ * This header is the only ABI between kprof.ko and its readers (kprofcat).
+ * Everything in it is ABI unless a comment says otherwise.  Structures that
+ * cross the ioctl boundary start with a __u32 'size' and are size-versioned
+ * like perf_event_attr: userspace sets 'size' to sizeof() of the struct it
+ * was built against; the kernel accepts any size >= the first published
+ * size (the _VER0 constants), requires bytes it does not know to be zero
+ * (-E2BIG otherwise), and copies out min(user size, kernel size) bytes, the
+ * remainder of a larger user struct zeroed.  Reserved fields must be zero
+ * on input (-EINVAL) and are zero on output.
+ *
+ * Device model
+ * ------------
+ * /dev/kprof is one profiler instance for the whole system.  It samples one
+ * event on a set of CPUs and writes each CPU's records into that CPU's own
+ * ring buffer.  Configure with KPROF_IOC_SET_CONFIG while stopped, then
+ * KPROF_IOC_START / KPROF_IOC_STOP.  Records are read either by mmap()ing
+ * each CPU's buffer (preferred, see "mmap layout") or with read(), which is
+ * refused (-EBUSY) while any buffer is mapped.
+ *
+ * Privilege is decided at open(): CAP_PERFMON (or CAP_SYS_ADMIN) may sample
+ * the kernel and every task; otherwise kernel.perf_event_paranoid decides as
+ * it does for perf_event_open() with pid == -1 (CPU-wide events need
+ * paranoid <= 0).  Readers that may not see kernel addresses get kernel
+ * callchains and kernel IPs zeroed.
+ */
+#ifndef _UAPI_LINUX_KPROF_H
+#define _UAPI_LINUX_KPROF_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+/*
+ * ABI version of the mmap layout, the records and the ioctls.  A reader
+ * built for version V works with a kernel whose control page says
+ * compat_version <= V <= version.
+ */
+#define KPROF_ABI_VERSION		1
+#define KPROF_ABI_COMPAT_VERSION	1
+
+#define KPROF_COMM_LEN			16
+#define KPROF_MAX_STACK			127	/* per chain (kernel, user) */
+#define KPROF_MAX_CPUS			1024	/* size of the config cpumask */
+
+/* ------------------------------------------------------------------ */
+/* mmap layout                                                         */
+/* ------------------------------------------------------------------ */
+/*
+ * Each CPU c in [0, nr_cpu_ids) has one region of mmap_stride bytes
+ * (KPROF_IOC_GET_INFO), starting at file offset c * mmap_stride:
+ *
+ *	offset 0			struct kprof_mmap_page (one page)
+ *	offset data_offset		data_size bytes of records
+ *
+ * A region must be mapped whole, in one mmap(MAP_SHARED) call without
+ * PROT_EXEC, at its exact offset: other sizes, offsets, MAP_PRIVATE,
+ * PROT_EXEC, mremap() and partial munmap() are refused (EINVAL).  The
+ * control page may be mapped writable; only data_tail is read back by the
+ * kernel, and it is never trusted (see below).  Regions of CPUs that are
+ * not possible return ENODEV.
+ *
+ * Memory ordering (the producer side is described once, in
+ * kmod/kprof_buffer.c, kprof_buffer_publish()):
+ *
+ *	kernel (producer, one CPU)		reader (consumer)
+ *	write record bytes			head = smp_load_acquire(&pg->data_head)
+ *	smp_store_release(&pg->data_head)	read records in [tail, head)
+ *						smp_store_release(&pg->data_tail, new)
+ *	tail = READ_ONCE(pg->data_tail)
+ *	(only outermost writer, see above)
+ *
+ * The reader must load data_head with acquire semantics (C11
+ * __atomic_load_n(..., __ATOMIC_ACQUIRE)) before reading record bytes, and
+ * must store data_tail with release semantics after it has finished reading
+ * them, so the kernel does not overwrite bytes still being read.  head and
+ * tail are free-running byte counters; the byte at counter x lives at
+ * data_offset + (x & (data_size - 1)).  A record may wrap past the end of
+ * the data area: readers copy it out in two pieces.
+ *
+ * The kernel clamps data_tail into [head - data_size, head] before using it,
+ * so a garbage tail can make the reader lose or re-read its own data, never
+ * make the kernel write outside the buffer.
+ */
+
+struct kprof_mmap_page {
+	__u32	version;		/* KPROF_ABI_VERSION */
+	__u32	compat_version;		/* KPROF_ABI_COMPAT_VERSION */
+	__u32	size;			/* bytes of this struct the kernel fills */
+	__u32	cpu;			/* CPU of this region */
+	__u64	data_offset;		/* offset of the data area in the region */
+	__u64	data_size;		/* bytes, power of two */
+	__u32	flags;			/* KPROF_PAGE_* */
+	__u32	__reserved0;
+
+	/*
+	 * Counters, written only by this CPU's producer (and by the stop
+	 * path once the producer is quiesced); readers load them with
+	 * READ_ONCE.  They are final after KPROF_IOC_STOP returns.
+	 * Invariant: overflows == samples + lost_full + lost_nested +
+	 * lost_stopped + lost_throttled.
+	 */
+	struct kprof_counters {
+		__u64	overflows;	/* overflow-handler invocations seen */
+		__u64	samples;	/* SAMPLE records committed */
+		__u64	lost_full;	/* buffer had no room */
+		__u64	lost_nested;	/* nesting deeper than kprof supports */
+		__u64	lost_stopped;	/* arrived while stopping */
+		__u64	lost_throttled;	/* arrived while throttled */
+		__u64	lost_records;	/* sum of LOST records written */
+		__u64	throttles;	/* kprof's own throttle stopped the event */
+		__u64	kernel_throttles; /* the kernel's limit stopped it */
+		__u64	unthrottles;
+		__u64	lowerings;	/* RATE_LOWERED records */
+		__u64	handler_ns;	/* sum of measured handler cost */
+		__u64	nmi_samples;	/* samples taken in NMI context */
+		__u64	__reserved[19];
+	} counters;
+
+	/* Throttle state of this CPU (copied out at each change). */
+	__u64	max_sample_rate;
+	__u64	max_samples_per_tick;
+	__u64	allowed_ns;		/* perf_sample_allowed_ns equivalent */
+	__u64	avg_ns;			/* running average handler cost */
+
+	__u8	__reserved1[1024 - 40 - 32 * 8 - 4 * 8];
+
+	/* Offset 1024: own cache lines, as in perf_event_mmap_page. */
+	__u64	data_head;		/* written by the kernel (release) */
+	__u64	data_tail;		/* written by the reader (release) */
+	__u8	__reserved2[1024 - 16];
+};
+
+#define KPROF_PAGE_ONLINE	(1U << 0)	/* CPU has a live event */
+#define KPROF_PAGE_RUNNING	(1U << 1)	/* sampling started */
+
+/* ------------------------------------------------------------------ */
+/* Records                                                             */
+/* ------------------------------------------------------------------ */
+/*
+ * Every record starts with this header; size includes the header and is a
+ * multiple of 8.  Readers must skip types they do not know by 'size'
+ * and must reject a size < 8, not a multiple of 8, or larger than
+ * data_size.
+ */
+struct kprof_record_header {
+	__u32	type;			/* enum kprof_record_type */
+	__u16	misc;			/* KPROF_MISC_* */
+	__u16	size;
+};
+
+/* header.misc bits */
+#define KPROF_MISC_USER			(1U << 0)	/* sample IP in user mode */
+#define KPROF_MISC_NMI			(1U << 1)	/* taken in NMI context */
+#define KPROF_MISC_USER_FAULT		(1U << 2)	/* user walk ended on a fault */
+#define KPROF_MISC_KERNEL_TRUNC		(1U << 3)	/* kernel chain hit max depth */
+#define KPROF_MISC_USER_TRUNC		(1U << 4)	/* user chain hit max depth */
+#define KPROF_MISC_ADDR_HIDDEN		(1U << 5)	/* kernel addresses zeroed */
+
+enum kprof_record_type {
+	/*
+	 * struct {
+	 *	struct kprof_record_header header;
+	 *	__u64	seq;		// per-CPU overflow number, from 1;
+	 *				// gaps are overflows not delivered
+	 *	__u64	time;		// local_clock() ns (perf's clock)
+	 *	__u32	cpu;
+	 *	__u32	pid;		// tgid; 0 for the idle task
+	 *	__u32	tid;
+	 *	__u32	cost_ns;	// this handler's cost, entry to commit
+	 *	char	comm[16];	// always NUL-terminated
+	 *	__u64	ip;
+	 *	__u64	period;
+	 *	__u16	nr_kernel;	// kernel frames, leaf first
+	 *	__u16	nr_user;	// user frames, leaf first
+	 *	__u32	__reserved;
+	 *	__u64	ips[nr_kernel + nr_user];
+	 * };
+	 * The kernel chain starts with the interrupted IP when it was in
+	 * the kernel; the user chain starts with the user-mode IP.
+	 */
+	KPROF_RECORD_SAMPLE		= 1,
+
+	/*
+	 * Overflows not delivered since the previous LOST record, by cause.
+	 * Written in-band before the next record that fits, and by STOP.
+	 * struct {
+	 *	struct kprof_record_header header;
+	 *	__u64	time;
+	 *	__u64	full, nested, stopped, throttled;
+	 * };
+	 */
+	KPROF_RECORD_LOST		= 2,
+
+	/*
+	 * kprof's own throttle stopped this CPU's event (THROTTLE), the
+	 * kernel's per-tick limit did (KERNEL_THROTTLED, detected through
+	 * the event's hw.interrupts), or the event was restarted
+	 * (UNTHROTTLE).
+	 * struct {
+	 *	struct kprof_record_header header;
+	 *	__u64	time;
+	 *	__u64	seq;		// overflow number at the change
+	 *	__u64	tick;		// local_clock() / TICK_NSEC
+	 *	__u64	interrupts;	// interrupts counted in this tick
+	 * };
+	 */
+	KPROF_RECORD_THROTTLE		= 3,
+	KPROF_RECORD_UNTHROTTLE		= 4,
+	KPROF_RECORD_KERNEL_THROTTLED	= 5,
+
+	/*
+	 * The cost controller lowered the rate (perf_sample_event_took()).
+	 * struct {
+	 *	struct kprof_record_header header;
+	 *	__u64	time;
+	 *	__u64	avg_ns;			// average before the margin
+	 *	__u64	old_allowed_ns;
+	 *	__u64	max_samples_per_tick;	// new
+	 *	__u64	max_sample_rate;	// new
+	 * };
+	 */
+	KPROF_RECORD_RATE_LOWERED	= 6,
+
+	KPROF_RECORD_MAX,
+};
+
+struct kprof_sample {
+	struct kprof_record_header header;
+	__u64	seq;
+	__u64	time;
+	__u32	cpu;
+	__u32	pid;
+	__u32	tid;
+	__u32	cost_ns;
+	char	comm[KPROF_COMM_LEN];
+	__u64	ip;
+	__u64	period;
+	__u16	nr_kernel;
+	__u16	nr_user;
+	__u32	__reserved;
+	__u64	ips[];
+};
+
+struct kprof_lost {
+	struct kprof_record_header header;
+	__u64	time;
+	__u64	full;
+	__u64	nested;
+	__u64	stopped;
+	__u64	throttled;
+};
+
+struct kprof_throttle_event {
+	struct kprof_record_header header;
+	__u64	time;
+	__u64	seq;
+	__u64	tick;
+	__u64	interrupts;
+};
+
+struct kprof_rate_lowered {
+	struct kprof_record_header header;
+	__u64	time;
+	__u64	avg_ns;
+	__u64	old_allowed_ns;
+	__u64	max_samples_per_tick;
+	__u64	max_sample_rate;
+};
+
+/* ------------------------------------------------------------------ */
+/* ioctl                                                               */
+/* ------------------------------------------------------------------ */
+
+#define KPROF_IOC_MAGIC		0xB9
+
+/* Sampling configuration.  Values mirror perf_event_attr where they can. */
+struct kprof_config {
+	__u32	size;		/* sizeof(struct kprof_config) */
+	__u32	type;		/* PERF_TYPE_HARDWARE/SOFTWARE/RAW */
+	__u64	config;		/* PERF_COUNT_* or raw code */
+	__u64	sample;		/* period, or frequency with KPROF_CFG_FREQ */
+	__u64	flags;		/* KPROF_CFG_* */
+	__u32	precise_ip;	/* 0..3, as perf_event_attr.precise_ip */
+	__u16	kernel_stack;	/* max kernel frames, <= KPROF_MAX_STACK */
+	__u16	user_stack;	/* max user frames, <= KPROF_MAX_STACK */
+	__u32	buffer_pages;	/* data pages per CPU, power of two, >= 1 */
+	__u32	watermark;	/* wake readers after this many bytes; 0: half */
+	__u64	cpumask[KPROF_MAX_CPUS / 64]; /* CPUs to sample; all zero: all */
+	__u64	__reserved[8];
+};
+#define KPROF_CONFIG_SIZE_VER0	(8 + 8 + 8 + 8 + 4 + 2 + 2 + 4 + 4 + \
+				 KPROF_MAX_CPUS / 8 + 64)
+
+#define KPROF_CFG_FREQ			(1ULL << 0)
+#define KPROF_CFG_EXCLUDE_USER		(1ULL << 1)
+#define KPROF_CFG_EXCLUDE_KERNEL	(1ULL << 2)
+#define KPROF_CFG_CALLCHAIN_KERNEL	(1ULL << 3)
+#define KPROF_CFG_CALLCHAIN_USER	(1ULL << 4)
+#define KPROF_CFG_ALL			((1ULL << 5) - 1)
+
+/* Throttle knobs, mirroring the perf sysctls but independent of them. */
+struct kprof_throttle_config {
+	__u32	size;
+	__u32	semantics;		/* enum kprof_throttle_semantics */
+	__u32	max_sample_rate;	/* like perf_event_max_sample_rate */
+	__u32	cpu_time_max_percent;	/* like perf_cpu_time_max_percent */
+	__u32	handler_delay_ns;	/* debug: busy-wait in the handler */
+	__u32	__reserved0;
+	__u64	__reserved[4];
+};
+#define KPROF_THROTTLE_CONFIG_SIZE_VER0	56
+
+enum kprof_throttle_semantics {
+	KPROF_THROTTLE_GE	= 0,	/* interrupts >= max (current kernels) */
+	KPROF_THROTTLE_GT	= 1,	/* before f51972e6: first unchecked, > */
+	KPROF_THROTTLE_SHADOW	= 2,	/* never stop, record where it would */
+};
+
+/* Global description, for mapping. */
+struct kprof_info {
+	__u32	size;
+	__u32	version;		/* KPROF_ABI_VERSION */
+	__u32	nr_cpu_ids;
+	__u32	page_size;
+	__u64	mmap_stride;		/* bytes per CPU region */
+	__u64	data_size;		/* bytes of data per CPU */
+	__u32	hz;			/* kernel HZ */
+	__u32	flags;			/* KPROF_INFO_* */
+	__u64	tick_nsec;
+	__u64	online_mask[KPROF_MAX_CPUS / 64]; /* CPUs with an event */
+	__u64	__reserved[8];
+};
+#define KPROF_INFO_SIZE_VER0	(48 + KPROF_MAX_CPUS / 8 + 64)
+
+#define KPROF_INFO_RUNNING	(1U << 0)
+#define KPROF_INFO_KERNEL_OK	(1U << 1)	/* this open may see kernel */
+
+/* Per-CPU statistics. */
+struct kprof_cpu_stats {
+	__u32	size;
+	__u32	cpu;			/* in */
+	struct kprof_counters counters;
+	__u64	max_sample_rate;
+	__u64	max_samples_per_tick;
+	__u64	allowed_ns;
+	__u64	avg_ns;
+	__u64	__reserved[4];
+};
+#define KPROF_CPU_STATS_SIZE_VER0	(8 + 32 * 8 + 8 * 8)
+
+#define KPROF_IOC_ABI_VERSION	_IOR(KPROF_IOC_MAGIC, 0, __u32)
+#define KPROF_IOC_GET_INFO	_IOWR(KPROF_IOC_MAGIC, 1, struct kprof_info)
+#define KPROF_IOC_SET_CONFIG	_IOW(KPROF_IOC_MAGIC, 2, struct kprof_config)
+#define KPROF_IOC_GET_CONFIG	_IOWR(KPROF_IOC_MAGIC, 3, struct kprof_config)
+#define KPROF_IOC_START		_IO(KPROF_IOC_MAGIC, 4)
+#define KPROF_IOC_STOP		_IO(KPROF_IOC_MAGIC, 5)
+#define KPROF_IOC_GET_STATS	_IOWR(KPROF_IOC_MAGIC, 6, struct kprof_cpu_stats)
+#define KPROF_IOC_SET_THROTTLE	_IOW(KPROF_IOC_MAGIC, 7, struct kprof_throttle_config)
+#define KPROF_IOC_GET_THROTTLE	_IOWR(KPROF_IOC_MAGIC, 8, struct kprof_throttle_config)
+/* Debug, CAP_SYS_ADMIN at open: raise a self-NMI on CPU (__u32) that runs
+ * the sample capture in NMI context. */
+#define KPROF_IOC_INJECT_NMI	_IOW(KPROF_IOC_MAGIC, 9, __u32)
+
+#endif /* _UAPI_LINUX_KPROF_H */
