@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprof's sample throttle, shared by kprof.ko and kprofcat.
+ *
+ * This is a pure model of the two limits perf applies to sampling
+ * interrupts in kernel/events/core.c (line numbers are from the 6.1.192
+ * tree in $KPROF_CACHE/linux-source-6.1):
+ *
+ * 1. The cost controller, perf_sample_event_took() (core.c:525-575).  Each
+ *    CPU keeps running_sample_length, a running sum decayed by 1/128 per
+ *    sample (NR_ACCUMULATED_SAMPLES, core.c:508); average = sum / 128, so
+ *    it starts biased low on purpose.  When the average exceeds
+ *    perf_sample_allowed_ns the kernel adds a 25% margin, fits that many
+ *    samples into pct% of one tick, and lowers the global limits:
+ *    max_samples_per_tick, perf_event_max_sample_rate, the period and
+ *    perf_sample_allowed_ns (which becomes the margined average).  It does
+ *    nothing at all - not even updating the average - while
+ *    perf_sample_allowed_ns is 0, i.e. while perf_cpu_time_max_percent is 0
+ *    or 100 (core.c:482-500).
+ *
+ * 2. The per-tick interrupt limit, __perf_event_account_interrupt()
+ *    (core.c:9369-9403).  Each event counts its interrupts in the current
+ *    tick (hwc->interrupts, reset when perf_throttled_seq - bumped by
+ *    perf_event_task_tick(), core.c:4276-4290 - changes) and is stopped
+ *    when the count reaches max_samples_per_tick.  perf_event_task_tick()
+ *    -> perf_adjust_freq_unthr_context() (core.c:4150-4154) restarts it at
+ *    the next tick.  The interrupt that trips the limit is still
+ *    delivered: __perf_event_overflow() (core.c:9427-9500) calls the
+ *    overflow handler (core.c:9492) even after
+ *    __perf_event_account_interrupt() returned 1; the caller stops the PMU
+ *    only afterwards.
+ *
+ * The kernel keeps the limits global and the average per CPU; so does this
+ * model: struct kprof_throttle_limits holds the knobs and derived values
+ * (one per profiler), struct kprof_throttle_cpu the per-CPU state.  Time
+ * and cost are passed in.  Nothing here locks, prints, allocates or looks
+ * at a clock, so it runs in NMI context and in userspace alike.  Like the
+ * kernel, a lowering on one CPU writes the shared limits without a lock
+ * (READ_ONCE/WRITE_ONCE in the kernel, as core.c does).
+ *
+ * Not modelled: the kernel's "throttle" argument (software events do not
+ * check the limit for the first of several overflows folded into one
+ * call; kprof's handler always checks).  The kernel's int globals are
+ * __s32 here, with the kernel's conversions, so the model agrees with it
+ * even where the kernel's arithmetic wraps.
+ */
+#ifndef _KPROF_THROTTLE_H
+#define _KPROF_THROTTLE_H
+
+#ifdef __KERNEL__
+#include <linux/compiler.h>
+#include <linux/errno.h>
+#include <linux/limits.h>
+#include <linux/math64.h>
+#include <linux/types.h>
+#define KPROF_THROTTLE_READ(x)		READ_ONCE(x)
+#define KPROF_THROTTLE_WRITE(x, v)	WRITE_ONCE(x, v)
+#else
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <linux/types.h>
+#define KPROF_THROTTLE_READ(x)		(x)
+#define KPROF_THROTTLE_WRITE(x, v)	((x) = (v))
+#endif
+
+#include <linux/kprof.h>
+
+#define KPROF_THROTTLE_NSEC_PER_SEC		1000000000ULL
+/* core.c:432-434 */
+#define KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE	100000
+#define KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT 25
+/* core.c:508 */
+#define KPROF_THROTTLE_NR_ACCUMULATED_SAMPLES	128
+/* Largest HZ accepted; TICK_NSEC stays >= 1000 ns. */
+#define KPROF_THROTTLE_MAX_HZ			1000000
+/* kprof_throttle_cpu.tick before the first interrupt */
+#define KPROF_THROTTLE_NO_TICK			(~0ULL)
+
+/* What one overflow interrupt may do, from kprof_throttle_interrupt(). */
+enum kprof_throttle_verdict {
+	KPROF_THROTTLE_SAMPLE,		/* take the sample */
+	KPROF_THROTTLE_STOP,		/* take it, then stop until next tick */
+	KPROF_THROTTLE_WOULD_STOP,	/* shadow: take it; ge would stop */
+	KPROF_THROTTLE_SUPPRESSED,	/* stopped in this tick: no interrupt */
+};
+
+/*
+ * Global knobs and what the kernel derives from them.  The names in
+ * comments are core.c's globals (core.c:436-442, 480); they are int there
+ * and __s32 here, so that the kernel's conversions happen here too: an
+ * int limit compared with the u64 hwc->interrupts, a u64 average stored
+ * into the int perf_sample_allowed_ns and read back sign-extended.
+ */
+struct kprof_throttle_limits {
+	__u32	hz;			/* HZ */
+	__u32	semantics;		/* enum kprof_throttle_semantics */
+	__u64	tick_nsec;		/* TICK_NSEC = (1e9 + HZ / 2) / HZ */
+	__s32	max_sample_rate;	/* sysctl_perf_event_sample_rate */
+	__s32	cpu_time_max_percent;	/* sysctl_perf_cpu_time_max_percent */
+	__s32	max_samples_per_tick;	/* max_samples_per_tick */
+	__s32	sample_period_ns;	/* perf_sample_period_ns */
+	__s32	allowed_ns;		/* perf_sample_allowed_ns; 0: off */
+};
+
+/* One CPU's state (the kernel's per-CPU and per-event hw fields). */
+struct kprof_throttle_cpu {
+	__u64	running_len;		/* running_sample_length */
+	__u64	tick;			/* tick of the last counted interrupt */
+	__u64	interrupts;		/* hwc->interrupts in that tick */
+	__u32	throttled;		/* hwc->interrupts == MAX_INTERRUPTS */
+	__u32	would_throttle;		/* shadow: reported in this tick */
+};
+
+/* What perf_sample_event_took() reports when it lowers the rate. */
+struct kprof_throttle_lowering {
+	__u64	avg_ns;			/* average before the 25% margin */
+	__u64	old_allowed_ns;		/* perf_sample_allowed_ns before */
+	__u64	max_samples_per_tick;	/* new */
+	__u64	max_sample_rate;	/* new */
+};
+
+/* 64-bit division that is safe in 32-bit kernels (no __udivdi3). */
+static inline __u64 kprof_throttle_div(__u64 dividend, __u64 divisor)
+{
+#ifdef __KERNEL__
+	return div64_u64(dividend, divisor);
+#else
+	return dividend / divisor;
+#endif
+}
+
+/* TICK_NSEC of a kernel built with this HZ (include/vdso/jiffies.h). */
+static inline __u64 kprof_throttle_tick_nsec(__u32 hz)
+{
+	return kprof_throttle_div(KPROF_THROTTLE_NSEC_PER_SEC + hz / 2, hz);
+}
+
+/* The tick an interrupt at @now_ns falls in. */
+static inline __u64
+kprof_throttle_tick_of(const struct kprof_throttle_limits *l, __u64 now_ns)
+{
+	return kprof_throttle_div(now_ns, l->tick_nsec);
+}
+
+/* False while pct is 0 or 100: perf_sample_event_took() does nothing. */
+static inline bool
+kprof_throttle_cost_control_enabled(const struct kprof_throttle_limits *l)
+{
+	return KPROF_THROTTLE_READ(l->allowed_ns) != 0;
+}
+
+/* update_perf_cpu_limits() (core.c:444-454): allowed = period * pct / 100, >= 1 */
+static inline void
+kprof_throttle_update_cpu_limits(struct kprof_throttle_limits *l)
+{
+	__u64 tmp = (__u64)l->sample_period_ns;
+
+	tmp *= (__u64)l->cpu_time_max_percent;
+	tmp = kprof_throttle_div(tmp, 100);
+	if (!tmp)
+		tmp = 1;
+
+	KPROF_THROTTLE_WRITE(l->allowed_ns, (__s32)tmp);
+}
+
+/*
+ * The kernel's boot-time values (core.c:436-442) for a kernel built with
+ * @hz: rate 100000, pct 25, DIV_ROUND_UP(100000, HZ) per tick, period
+ * 10000 ns, allowed 2500 ns.  -EINVAL for an unusable HZ or semantics.
+ */
+static inline int kprof_throttle_limits_init(struct kprof_throttle_limits *l,
+					     __u32 hz, __u32 semantics)
+{
+	if (hz == 0 || hz > KPROF_THROTTLE_MAX_HZ ||
+	    semantics > KPROF_THROTTLE_SHADOW)
+		return -EINVAL;
+
+	l->hz = hz;
+	l->semantics = semantics;
+	l->tick_nsec = kprof_throttle_tick_nsec(hz);
+	l->max_sample_rate = KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE;
+	l->cpu_time_max_percent = KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT;
+	l->max_samples_per_tick =
+		(__s32)kprof_throttle_div(KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE +
+					  hz - 1, hz);
+	l->sample_period_ns =
+		(__s32)kprof_throttle_div(KPROF_THROTTLE_NSEC_PER_SEC,
+					  KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE);
+	/* A static initializer in the kernel, without the ">= 1" rule. */
+	l->allowed_ns = (__s32)kprof_throttle_div((__u64)l->sample_period_ns *
+						  KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT,
+						  100);
+	return 0;
+}
+
+/*
+ * Write of kernel.perf_event_max_sample_rate: perf_proc_update_handler()
+ * (core.c:458-477; perf_event_max_sample_rate_handler() in later kernels).
+ * Refused with -EINVAL while pct is 0 or 100 ("throttling is disabled"),
+ * before the value is even parsed; then proc_dointvec_minmax() with
+ * extra1 = SYSCTL_ONE (kernel/sysctl.c:2043-2049) refuses values outside
+ * [1, INT_MAX].  On success the per-tick limit, the period and allowed_ns
+ * are recomputed; the running averages are left alone.
+ *
+ * DIV_ROUND_UP(rate, HZ) is computed in int: for rate > INT_MAX - HZ + 1
+ * the sum wraps (the kernel builds with -fno-strict-overflow) and the
+ * limit comes out negative, which the u64 comparison in
+ * __perf_event_account_interrupt() turns into ~2^64: no per-tick limit.
+ * Mirrored here, not fixed.
+ */
+static inline int
+kprof_throttle_set_max_sample_rate(struct kprof_throttle_limits *l, __u64 rate)
+{
+	if (l->cpu_time_max_percent == 100 || l->cpu_time_max_percent == 0)
+		return -EINVAL;
+	if (rate < 1 || rate > INT_MAX)
+		return -EINVAL;
+
+	l->max_sample_rate = (__s32)rate;
+	KPROF_THROTTLE_WRITE(l->max_samples_per_tick,
+			     (__s32)((__u32)rate + l->hz - 1) / (__s32)l->hz);
+	l->sample_period_ns =
+		(__s32)kprof_throttle_div(KPROF_THROTTLE_NSEC_PER_SEC, rate);
+	kprof_throttle_update_cpu_limits(l);
+	return 0;
+}
+
+/*
+ * Write of kernel.perf_cpu_time_max_percent:
+ * perf_cpu_time_max_percent_handler() (core.c:482-500), range [0, 100]
+ * (sysctl.c:2051-2057).  0 and 100 set allowed_ns to 0, which switches the
+ * cost controller off (the kernel warns "Dynamic interrupt throttling
+ * disabled, can hang your system!"; callers print that themselves, see
+ * kprof_throttle_cost_control_enabled()); the per-tick limit stays.  Any
+ * other value recomputes allowed_ns from the current period.
+ */
+static inline int
+kprof_throttle_set_cpu_time_max_percent(struct kprof_throttle_limits *l,
+					__u64 pct)
+{
+	if (pct > 100)
+		return -EINVAL;
+
+	l->cpu_time_max_percent = (__s32)pct;
+	if (pct == 100 || pct == 0)
+		KPROF_THROTTLE_WRITE(l->allowed_ns, 0);
+	else
+		kprof_throttle_update_cpu_limits(l);
+	return 0;
+}
+
+/* kprof's own knob; the kernel has only the ge behaviour today. */
+static inline int kprof_throttle_set_semantics(struct kprof_throttle_limits *l,
+					       __u32 semantics)
+{
+	if (semantics > KPROF_THROTTLE_SHADOW)
+		return -EINVAL;
+	l->semantics = semantics;
+	return 0;
+}
+
+/* A CPU before its first interrupt: running_sample_length is 0. */
+static inline void kprof_throttle_cpu_init(struct kprof_throttle_cpu *c)
+{
+	c->running_len = 0;
+	c->tick = KPROF_THROTTLE_NO_TICK;
+	c->interrupts = 0;
+	c->throttled = 0;
+	c->would_throttle = 0;
+}
+
+/* The average perf_sample_event_took() compares: running_len / 128. */
+static inline __u64 kprof_throttle_avg_ns(const struct kprof_throttle_cpu *c)
+{
+	return kprof_throttle_div(c->running_len,
+				  KPROF_THROTTLE_NR_ACCUMULATED_SAMPLES);
+}
+
+/*
+ * The tick after a throttle restarts the event: perf_event_task_tick()
+ * bumps perf_throttled_seq and perf_adjust_freq_unthr_context() finds
+ * hwc->interrupts == MAX_INTERRUPTS, zeroes it and calls pmu->start().
+ * If @c is throttled and @now_ns lies in a later tick, clear the throttle,
+ * store the start of the tick after the throttling one in @restart_ns and
+ * return true.  kprof_throttle_interrupt() does the same implicitly;
+ * callers that report unthrottles call this first.
+ */
+static inline bool kprof_throttle_unthrottle(const struct kprof_throttle_limits *l,
+					     struct kprof_throttle_cpu *c,
+					     __u64 now_ns, __u64 *restart_ns)
+{
+	if (!c->throttled || kprof_throttle_tick_of(l, now_ns) == c->tick)
+		return false;
+
+	c->throttled = 0;
+	*restart_ns = (c->tick + 1) * l->tick_nsec;
+	return true;
+}
+
+/*
+ * One overflow interrupt at @now_ns: the per-tick limit, as
+ * __perf_event_account_interrupt() applies it.  While the CPU is throttled
+ * in the same tick the interrupt cannot happen (the kernel has stopped the
+ * PMU): KPROF_THROTTLE_SUPPRESSED, nothing counted.  Otherwise the count of
+ * this tick is bumped - a new tick starts again at 1, as when
+ * perf_throttled_seq != hwc->interrupts_seq - and compared:
+ *
+ * ge (6.1.192, core.c:9376-9391, since f51972e6 "perf/core: Fix broken
+ *    throttling when max_samples_per_tick=1", also in the stable trees):
+ *    every interrupt is checked, count >= max stops.  At most max
+ *    interrupts per tick are delivered; the max-th is the one that stops.
+ *
+ * gt (before f51972e6, from e050e3f0a71b): the check sat in the "same
+ *    tick" branch, so the first interrupt of a tick was never checked, and
+ *    it was count > max.  max + 1 interrupts per tick are delivered, the
+ *    (max + 1)-th stops; with max == 1 that is 2 per tick.  (As max >= 1,
+ *    "1 > max" never holds, so skipping the first check changes nothing
+ *    by itself; it is kept to read like the old code.)
+ *
+ * shadow: the ge condition is evaluated but never stops; the first
+ *    interrupt of each tick that meets it gets KPROF_THROTTLE_WOULD_STOP.
+ *
+ * KPROF_THROTTLE_STOP means the sample is still taken (see the top of this
+ * file) and the event must be stopped until kprof_throttle_unthrottle().
+ * c->tick and c->interrupts describe this interrupt afterwards.
+ */
+static inline enum kprof_throttle_verdict
+kprof_throttle_interrupt(const struct kprof_throttle_limits *l,
+			 struct kprof_throttle_cpu *c, __u64 now_ns)
+{
+	__u64 tick = kprof_throttle_tick_of(l, now_ns);
+	/* int limit vs u64 count: converted as the kernel's compare does */
+	__u64 max = (__u64)(__s64)KPROF_THROTTLE_READ(l->max_samples_per_tick);
+	bool first = false;
+
+	if (c->throttled) {
+		if (tick == c->tick)
+			return KPROF_THROTTLE_SUPPRESSED;
+		c->throttled = 0;
+	}
+
+	if (tick != c->tick) {
+		c->tick = tick;
+		c->interrupts = 1;
+		c->would_throttle = 0;
+		first = true;
+	} else {
+		c->interrupts++;
+	}
+
+	switch (l->semantics) {
+	case KPROF_THROTTLE_GT:
+		if (!first && c->interrupts > max) {
+			c->throttled = 1;
+			return KPROF_THROTTLE_STOP;
+		}
+		break;
+	case KPROF_THROTTLE_SHADOW:
+		if (!c->would_throttle && c->interrupts >= max) {
+			c->would_throttle = 1;
+			return KPROF_THROTTLE_WOULD_STOP;
+		}
+		break;
+	default:	/* KPROF_THROTTLE_GE */
+		if (c->interrupts >= max) {
+			c->throttled = 1;
+			return KPROF_THROTTLE_STOP;
+		}
+		break;
+	}
+	return KPROF_THROTTLE_SAMPLE;
+}
+
+/*
+ * perf_sample_event_took(@sample_len_ns) (core.c:525-575) on CPU @c.
+ * Returns false when nothing changed (cost controller off: the average is
+ * not even updated; or average <= allowed).  Otherwise lowers the shared
+ * limits exactly as the kernel does and fills @low:
+ *
+ *	avg     = running_len / 128		(reported as avg_ns)
+ *	avg    += avg / 4			(the 25% margin)
+ *	max     = (TICK_NSEC / 100) * pct;  max = avg < max ? max / avg : 1
+ *	allowed = avg (margined);  max_samples_per_tick = max
+ *	rate    = max * HZ;  period = NSEC_PER_SEC / rate
+ *
+ * allowed_ns is not recomputed from the period here (no
+ * update_perf_cpu_limits() call), as in the kernel.
+ */
+static inline bool kprof_throttle_sample_took(struct kprof_throttle_limits *l,
+					      struct kprof_throttle_cpu *c,
+					      __u64 sample_len_ns,
+					      struct kprof_throttle_lowering *low)
+{
+	/* int, sign-extended as in the kernel's READ_ONCE() into a u64 */
+	__u64 max_len = (__u64)(__s64)KPROF_THROTTLE_READ(l->allowed_ns);
+	__u64 running_len;
+	__u64 avg_len;
+	__u32 max;
+
+	if (max_len == 0)
+		return false;
+
+	/* Decay the sum by one average sample, add this one. */
+	running_len = c->running_len;
+	running_len -= kprof_throttle_div(running_len,
+					  KPROF_THROTTLE_NR_ACCUMULATED_SAMPLES);
+	running_len += sample_len_ns;
+	c->running_len = running_len;
+
+	avg_len = kprof_throttle_div(running_len,
+				     KPROF_THROTTLE_NR_ACCUMULATED_SAMPLES);
+	if (avg_len <= max_len)
+		return false;
+
+	low->avg_ns = avg_len;
+	low->old_allowed_ns = max_len;
+
+	avg_len += kprof_throttle_div(avg_len, 4);
+	/* <= 1e9 / 100 * 99: fits, as the kernel's u32 does. */
+	max = (__u32)(kprof_throttle_div(l->tick_nsec, 100) *
+		      (__u64)l->cpu_time_max_percent);
+	if (avg_len < max)
+		max /= (__u32)avg_len;
+	else
+		max = 1;
+
+	/* Truncated to int as in the kernel (matters from 2^31 ns on). */
+	KPROF_THROTTLE_WRITE(l->allowed_ns, (__s32)avg_len);
+	KPROF_THROTTLE_WRITE(l->max_samples_per_tick, (__s32)max);
+	l->max_sample_rate = (__s32)(max * l->hz);
+	l->sample_period_ns =
+		(__s32)kprof_throttle_div(KPROF_THROTTLE_NSEC_PER_SEC,
+					  (__u64)l->max_sample_rate);
+
+	low->max_samples_per_tick = max;
+	low->max_sample_rate = (__u64)l->max_sample_rate;
+	return true;
+}
+
+#endif /* _KPROF_THROTTLE_H */
