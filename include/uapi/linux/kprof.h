@@ -291,6 +291,7 @@ struct kprof_config {
 	__u64	cpumask[KPROF_MAX_CPUS / 64]; /* CPUs to sample; all zero: all */
 	__u64	__reserved[8];
 };
+
 #define KPROF_CONFIG_SIZE_VER0	(8 + 8 + 8 + 8 + 4 + 2 + 2 + 4 + 4 + \
 				 KPROF_MAX_CPUS / 8 + 64)
 
@@ -311,6 +312,7 @@ struct kprof_throttle_config {
 	__u32	__reserved0;
 	__u64	__reserved[4];
 };
+
 #define KPROF_THROTTLE_CONFIG_SIZE_VER0	56
 
 enum kprof_throttle_semantics {
@@ -333,6 +335,7 @@ struct kprof_info {
 	__u64	online_mask[KPROF_MAX_CPUS / 64]; /* CPUs with an event */
 	__u64	__reserved[8];
 };
+
 #define KPROF_INFO_SIZE_VER0	(48 + KPROF_MAX_CPUS / 8 + 64)
 
 #define KPROF_INFO_RUNNING	(1U << 0)
@@ -349,8 +352,64 @@ struct kprof_cpu_stats {
 	__u64	avg_ns;
 	__u64	__reserved[4];
 };
+
 #define KPROF_CPU_STATS_SIZE_VER0	(8 + 32 * 8 + 8 * 8)
 
+/*
+ * ioctl semantics (errnos other than the size rules at the top):
+ *
+ * Commands are matched on direction, type and number; their size bits are
+ * ignored, the struct's own 'size' field governs (a newer, larger struct
+ * still reaches its handler).  Unknown commands: ENOTTY.  Output structs
+ * get 'size' = the kernel's sizeof().
+ *
+ * SET_CONFIG: EBUSY while running, and when buffer_pages changes while
+ * any region is mapped (new buffers are zeroed; the mmap layout changes).
+ * EINVAL: unknown flags, both EXCLUDE flags, reserved non-zero, sample 0,
+ * frequency above the max_sample_rate knob (SET_THROTTLE), period with
+ * bit 63, precise_ip > 3, stack depth > KPROF_MAX_STACK or 0 with its
+ * CALLCHAIN flag, buffer_pages 0, not a power of two or > 65536,
+ * watermark > data size, a cpumask bit >= nr_cpu_ids or of a CPU that is
+ * not possible, PERF_TYPE_HARDWARE config >= PERF_COUNT_HW_MAX.  ENOENT:
+ * unknown type, software config >= PERF_COUNT_SW_MAX.  EOPNOTSUPP: other
+ * software events than cpu-clock/task-clock, tracepoint, hw-cache and
+ * breakpoint types.  Hardware and raw events are checked by the PMU
+ * driver at START.
+ *
+ * START: EBUSY while running.  Creates the event of every selected online
+ * CPU; if one fails (ENOENT or EOPNOTSUPP for a hardware event without a
+ * PMU, ...) the others are released, its errno is returned and nothing
+ * runs.  START zeroes the counters (seq restarts at 1); data_head and
+ * data_tail carry on.  Selected CPUs that are offline get their event when
+ * they come online.
+ *
+ * STOP: returns 0, also when not running.  Counters are final on return
+ * and the last LOST record is in the buffer.  Sampling also stops when the
+ * last file of /dev/kprof is closed (a mapping holds its file).
+ *
+ * GET_STATS: EINVAL for a CPU that is not possible.
+ *
+ * SET_THROTTLE: applied like the sysctl writes, in this order: semantics
+ * (EINVAL > KPROF_THROTTLE_SHADOW), cpu_time_max_percent (EINVAL > 100),
+ * max_sample_rate (EINVAL when 0 or > INT_MAX, or while the percent is 0
+ * or 100); a field equal to the current value is not written.  Reserved
+ * non-zero or handler_delay_ns > TICK_NSEC / 2: EINVAL.  Allowed while
+ * running.
+ *
+ * INJECT_NMI: EPERM unless the file was opened with CAP_SYS_ADMIN; EINVAL
+ * when not running or when the CPU has no live event; ETIMEDOUT if the
+ * NMI did not arrive within a second.  Returns after the handler ran: the
+ * NMI counts as one overflow of that CPU and its SAMPLE carries
+ * KPROF_MISC_NMI and period 0.
+ *
+ * read(): whole records, CPU by CPU; EBUSY while any region is mapped;
+ * EINVAL if the next record does not fit in the buffer; blocks until data
+ * arrives while running (EAGAIN with O_NONBLOCK); 0 once stopped and
+ * drained.  poll(): EPOLLIN when a buffer has records, else EPOLLHUP when
+ * not running; readers are woken when 'watermark' bytes arrived and at STOP.
+ *
+ * mmap(): a page offset past the last CPU's region: EINVAL.
+ */
 #define KPROF_IOC_ABI_VERSION	_IOR(KPROF_IOC_MAGIC, 0, __u32)
 #define KPROF_IOC_GET_INFO	_IOWR(KPROF_IOC_MAGIC, 1, struct kprof_info)
 #define KPROF_IOC_SET_CONFIG	_IOW(KPROF_IOC_MAGIC, 2, struct kprof_config)
@@ -360,8 +419,10 @@ struct kprof_cpu_stats {
 #define KPROF_IOC_GET_STATS	_IOWR(KPROF_IOC_MAGIC, 6, struct kprof_cpu_stats)
 #define KPROF_IOC_SET_THROTTLE	_IOW(KPROF_IOC_MAGIC, 7, struct kprof_throttle_config)
 #define KPROF_IOC_GET_THROTTLE	_IOWR(KPROF_IOC_MAGIC, 8, struct kprof_throttle_config)
-/* Debug, CAP_SYS_ADMIN at open: raise a self-NMI on CPU (__u32) that runs
- * the sample capture in NMI context. */
+/*
+ * Debug, CAP_SYS_ADMIN at open: raise a self-NMI on CPU (__u32) that runs
+ * the sample capture in NMI context.
+ */
 #define KPROF_IOC_INJECT_NMI	_IOW(KPROF_IOC_MAGIC, 9, __u32)
 
 #endif /* _UAPI_LINUX_KPROF_H */

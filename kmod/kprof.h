@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprof.h - private declarations shared by the files of kprof.ko.
+ *
+ * Who owns what:
+ *  - struct kprof_state (one, "kprof") is the control state, changed only
+ *    under kprof.lock from ioctl/open/release, read without the lock by the
+ *    cpuhp callbacks while sampling runs (it is frozen then).
+ *  - struct kprof_cpu (per CPU, module lifetime) is the producer's state:
+ *    the overflow handler and the self-NMI handler of that CPU are its only
+ *    writers while it is active; the control path touches it only once the
+ *    producer is quiesced (before START, after STOP).
+ *  - struct kprof_bufs is the set of per-CPU ring buffers, refcounted: the
+ *    device holds one reference, every mapping and every read() in flight
+ *    another, so a buffer is freed only when nobody can reach it.
+ */
+#ifndef _KPROF_H
+#define _KPROF_H
+
+#include <linux/cpumask.h>
+#include <linux/irq_work.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/perf_event.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <asm/local.h>
+#include <asm/local64.h>
+
+#include <linux/kprof.h>
+#include "kprof_throttle.h"
+
+/*
+ * Handler nesting levels with their own capture scratch: task, softirq,
+ * hardirq and NMI, as perf's recursion contexts.  In practice kprof nests
+ * at most two deep (the cpu-clock hrtimer interrupt, then an NMI).
+ */
+#define KPROF_NEST_LEVELS	4
+
+/* Largest SAMPLE record: both chains at full depth. */
+#define KPROF_SAMPLE_MAX_SIZE	(sizeof(struct kprof_sample) + \
+				 2 * KPROF_MAX_STACK * sizeof(__u64))
+
+/* Largest data area per CPU, in pages (256 MiB with 4 KiB pages). */
+#define KPROF_MAX_BUFFER_PAGES	65536
+
+/* Per-CPU counters, in the order of struct kprof_counters. */
+enum kprof_counter {
+	KPROF_CNT_OVERFLOWS,
+	KPROF_CNT_SAMPLES,
+	KPROF_CNT_LOST_FULL,
+	KPROF_CNT_LOST_NESTED,
+	KPROF_CNT_LOST_STOPPED,
+	KPROF_CNT_LOST_THROTTLED,
+	KPROF_CNT_LOST_RECORDS,
+	KPROF_CNT_THROTTLES,
+	KPROF_CNT_KERNEL_THROTTLES,
+	KPROF_CNT_UNTHROTTLES,
+	KPROF_CNT_LOWERINGS,
+	KPROF_CNT_HANDLER_NS,
+	KPROF_CNT_NMI_SAMPLES,
+	KPROF_NR_COUNTERS
+};
+
+/* Causes of loss, in the order of the LOST record's fields. */
+enum kprof_lost_cause {
+	KPROF_LOST_FULL,
+	KPROF_LOST_NESTED,
+	KPROF_LOST_STOPPED,
+	KPROF_LOST_THROTTLED,
+	KPROF_NR_LOST
+};
+
+/* One CPU's ring buffer: control page plus data pages, one vmalloc area. */
+struct kprof_buf {
+	struct kprof_mmap_page	*page;		/* start of the region */
+	void			*data;		/* page + data_offset */
+	unsigned long		size;		/* data bytes, power of two */
+	unsigned long		watermark;	/* bytes between wakeups */
+	local_t			head;		/* reserved bytes, free-running */
+	local_t			nest;		/* writers between reserve and publish */
+	local_t			wakeup_head;	/* head at the last wakeup */
+	struct irq_work		wakeup;		/* wakes readers, never from NMI directly */
+};
+
+struct kprof_bufs {
+	struct kref		ref;
+	atomic_t		mapped;		/* live VMAs over any region */
+	u32			pages;		/* data pages per CPU */
+	unsigned long		region_size;	/* == mmap_stride */
+	struct kprof_buf	cpu[];		/* nr_cpu_ids, possible CPUs filled */
+};
+
+struct kprof_cpu {
+	/* Control path (kprof.lock or this CPU's cpuhp callback). */
+	struct perf_event	*event;
+	struct kprof_buf	*buf;		/* producer's target while active */
+
+	/* Producer. */
+	bool			active;		/* sampling: else lost_stopped */
+	local_t			nest;		/* handler nesting depth */
+	local_t			publish_gen;	/* bumped by every handler exit */
+	local64_t		count[KPROF_NR_COUNTERS];
+	local64_t		pending[KPROF_NR_LOST]; /* not yet in a LOST record */
+	unsigned long		nmi_pending;	/* a self-NMI is ours to claim */
+
+	/* Records are built here, then copied into the ring in one piece. */
+	u64			scratch[KPROF_NEST_LEVELS]
+				       [KPROF_SAMPLE_MAX_SIZE / sizeof(u64)];
+};
+
+struct kprof_state {
+	struct mutex		lock;		/* the control path, see kprof_main.c */
+	struct kprof_config	config;		/* validated */
+	struct kprof_throttle_limits limits;	/* knobs, see SET_THROTTLE */
+	u32			handler_delay_ns; /* debug busy-wait */
+	struct perf_event_attr	attr;		/* built at START */
+	cpumask_var_t		cpus;		/* CPUs the config selects */
+	struct kprof_bufs	*bufs;
+	bool			running;
+	bool			starting;	/* START creating events */
+	unsigned int		open_count;
+	struct hlist_node	hp_node;	/* cpuhp instance while running */
+	wait_queue_head_t	wq;		/* readers: poll(), read() */
+};
+
+extern struct kprof_state kprof;
+extern struct kprof_cpu __percpu *kprof_pcpu;
+
+/* kprof_buffer.c */
+struct kprof_bufs *kprof_bufs_alloc(u32 pages, u32 watermark);
+void kprof_bufs_get(struct kprof_bufs *bufs);
+void kprof_bufs_put(struct kprof_bufs *bufs);
+bool kprof_buffer_output(struct kprof_cpu *c, const void *rec, u32 size);
+void kprof_buffer_flush_lost(struct kprof_cpu *c);
+void kprof_buffer_set_flags(struct kprof_buf *b, u32 set, u32 clear);
+bool kprof_bufs_readable(struct kprof_bufs *bufs);
+ssize_t kprof_bufs_read(struct kprof_bufs *bufs, char __user *ubuf,
+			size_t count);
+int kprof_bufs_mmap(struct kprof_bufs *bufs, struct vm_area_struct *vma);
+
+/* kprof_events.c */
+int kprof_parse_event(const char *name, u32 *type, u64 *config);
+int kprof_config_validate(const struct kprof_config *cfg);
+void kprof_config_cpus(const struct kprof_config *cfg, struct cpumask *mask);
+int kprof_events_init(void);
+void kprof_events_exit(void);
+int kprof_events_start(void);
+void kprof_events_stop(void);
+
+/* kprof_sample.c */
+void kprof_sample_capture(struct kprof_cpu *c, struct pt_regs *regs,
+			  u64 period);
+void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
+		    struct pt_regs *regs);
+void kprof_counters_fill(struct kprof_counters *dst, struct kprof_cpu *c);
+void kprof_counters_publish(struct kprof_cpu *c);
+void kprof_counters_reset(struct kprof_cpu *c);
+void kprof_limits_publish(struct kprof_buf *b);
+
+/* kprof_nmi.c */
+int kprof_nmi_init(void);
+void kprof_nmi_exit(void);
+int kprof_nmi_inject(unsigned int cpu);
+
+#endif /* _KPROF_H */

@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof_buffer.c - kprof's per-CPU ring buffers.
+ *
+ * Each possible CPU has one vmalloc_user() region: a control page (struct
+ * kprof_mmap_page) followed by a power-of-two data area.  The producer is
+ * that CPU's overflow/NMI handler, possibly nested (an NMI inside the
+ * cpu-clock hrtimer interrupt); it works like kernel/events/ring_buffer.c:
+ * writers reserve space with a cmpxchg loop on a local_t head, copy their
+ * record, and only the outermost writer publishes data_head.  The consumer
+ * is either user space through mmap() or read() below, never both at once.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "kprof.h"
+
+static void kprof_buffer_wakeup(struct irq_work *work)
+{
+	wake_up_all(&kprof.wq);
+}
+
+/**
+ * kprof_bufs_alloc() - allocate zeroed buffers for every possible CPU
+ * @pages: data pages per CPU, a power of two
+ * @watermark: bytes between reader wakeups, 0 for half the data area
+ *
+ * Context: process context, may sleep.
+ * Return: the buffer set with one reference, or NULL.
+ */
+struct kprof_bufs *kprof_bufs_alloc(u32 pages, u32 watermark)
+{
+	unsigned long data_size = (unsigned long)pages << PAGE_SHIFT;
+	struct kprof_bufs *bufs;
+	unsigned int cpu;
+
+	BUILD_BUG_ON(sizeof(struct kprof_mmap_page) > PAGE_SIZE);
+
+	bufs = kzalloc(struct_size(bufs, cpu, nr_cpu_ids), GFP_KERNEL);
+	if (!bufs)
+		return NULL;
+	kref_init(&bufs->ref);
+	atomic_set(&bufs->mapped, 0);
+	bufs->pages = pages;
+	bufs->region_size = PAGE_SIZE + data_size;
+
+	for_each_possible_cpu(cpu) {
+		struct kprof_buf *b = &bufs->cpu[cpu];
+		struct kprof_mmap_page *pg;
+
+		/* vmalloc_user(): zeroed and remappable to user space. */
+		pg = vmalloc_user(bufs->region_size);
+		if (!pg)
+			goto free_regions;
+		b->page = pg;
+		b->data = (void *)pg + PAGE_SIZE;
+		b->size = data_size;
+		b->watermark = watermark ? watermark : data_size / 2;
+		local_set(&b->head, 0);
+		local_set(&b->nest, 0);
+		local_set(&b->wakeup_head, 0);
+		init_irq_work(&b->wakeup, kprof_buffer_wakeup);
+
+		pg->version = KPROF_ABI_VERSION;
+		pg->compat_version = KPROF_ABI_COMPAT_VERSION;
+		pg->size = sizeof(*pg);
+		pg->cpu = cpu;
+		pg->data_offset = PAGE_SIZE;
+		pg->data_size = data_size;
+	}
+	return bufs;
+
+free_regions:
+	for_each_possible_cpu(cpu)
+		vfree(bufs->cpu[cpu].page);
+	kfree(bufs);
+	return NULL;
+}
+
+/**
+ * kprof_bufs_get() - take a reference on a buffer set
+ * @bufs: the buffers
+ */
+void kprof_bufs_get(struct kprof_bufs *bufs)
+{
+	kref_get(&bufs->ref);
+}
+
+static void kprof_bufs_release(struct kref *ref)
+{
+	struct kprof_bufs *bufs = container_of(ref, struct kprof_bufs, ref);
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		/* A wakeup queued by the last record must not run on freed memory. */
+		irq_work_sync(&bufs->cpu[cpu].wakeup);
+		vfree(bufs->cpu[cpu].page);
+	}
+	kfree(bufs);
+}
+
+/**
+ * kprof_bufs_put() - drop a reference, freeing the buffers with the last
+ * @bufs: the buffers
+ *
+ * Context: process context (may sleep in irq_work_sync()).
+ */
+void kprof_bufs_put(struct kprof_bufs *bufs)
+{
+	kref_put(&bufs->ref, kprof_bufs_release);
+}
+
+/*
+ * The reader's tail, clamped into [head - size, head]: user space may have
+ * written anything there, and the producer must never be talked into
+ * overwriting unread data it cannot account for, or beyond the area.
+ */
+static unsigned long kprof_buffer_tail(struct kprof_buf *b, unsigned long head)
+{
+	unsigned long tail = READ_ONCE(b->page->data_tail);
+
+	if ((long)(head - tail) < 0)
+		return head;
+	if (head - tail > b->size)
+		return head - b->size;
+	return tail;
+}
+
+/*
+ * kprof_buffer_publish() - end a write; the outermost writer publishes.
+ *
+ * Since the consumer (user space or read()) runs on another CPU:
+ *
+ *   producer				consumer
+ *
+ *   if (LOAD ->data_tail) {		LOAD-ACQUIRE ->data_head	(C)
+ *			(A)		LOAD $data
+ *	STORE $data			STORE-RELEASE ->data_tail	(D)
+ *	STORE-RELEASE ->data_head (B)
+ *   }
+ *
+ * A pairs with D, B pairs with C.  A is the smp_mb() after the tail load
+ * in kprof_buffer_reserve() (on top of the control dependency of the room
+ * check): the record stores must not happen before the tail load, or they
+ * could overwrite bytes the consumer has not finished reading.  D orders
+ * the consumer's data loads before its tail store.  B orders the record
+ * stores before the head store, C the head load before the data loads.
+ * This is perf_output_put_handle()'s pairing, with release/acquire in
+ * place of its smp_wmb()/smp_rmb(); include/uapi/linux/kprof.h cites it.
+ *
+ * Nested writers (an NMI inside the hrtimer interrupt) only drop the nest
+ * count: the writer they interrupted publishes both records.  After
+ * publishing, the outermost writer re-checks the head so that a writer
+ * that nested between its load of head and its nest decrement is not left
+ * unpublished.
+ */
+static void kprof_buffer_publish(struct kprof_buf *b)
+{
+	unsigned long head;
+
+	if (local_read(&b->nest) > 1) {
+		local_dec(&b->nest);
+		return;
+	}
+again:
+	/*
+	 * Load head after our nest increment, so we never publish a head
+	 * older than one published by a writer that nested before it.
+	 */
+	barrier();
+	head = local_read(&b->head);
+	smp_store_release(&b->page->data_head, head);	/* B, matches C */
+
+	/*
+	 * Publish before leaving the nest: otherwise a writer nesting now
+	 * publishes a newer head that our store would move back.
+	 */
+	barrier();
+	local_set(&b->nest, 0);
+
+	/* Leave the nest before the re-check, to catch the last nested write. */
+	barrier();
+	if (unlikely(head != local_read(&b->head))) {
+		local_set(&b->nest, 1);
+		goto again;
+	}
+
+	/* wake_up() takes locks: never from here, defer to irq_work. */
+	if (head - local_read(&b->wakeup_head) >= b->watermark) {
+		local_set(&b->wakeup_head, head);
+		irq_work_queue(&b->wakeup);
+	}
+}
+
+/*
+ * Reserve @size bytes, with @slack more left free behind them (room for a
+ * LOST record, see kprof_buffer_output()).  On success the caller copies
+ * its record at *@start and calls kprof_buffer_publish().
+ */
+static bool kprof_buffer_reserve(struct kprof_buf *b, unsigned long size,
+				 unsigned long slack, unsigned long *start)
+{
+	unsigned long tail, offset, head;
+
+	local_inc(&b->nest);
+	do {
+		offset = local_read(&b->head);
+		head = offset;
+		tail = kprof_buffer_tail(b, head);
+		if (unlikely(head - tail + size + slack > b->size)) {
+			kprof_buffer_publish(b);
+			return false;
+		}
+		head += size;
+	} while (local_cmpxchg(&b->head, offset, head) != offset);
+
+	/*
+	 * Separate the data_tail load from the record stores that follow.
+	 * Matches the release store the consumer does after reading the data
+	 * and before storing the new tail.  See kprof_buffer_publish().
+	 */
+	smp_mb();	/* A, matches D */
+	*start = offset;
+	return true;
+}
+
+/* Copy @len bytes to byte counter @pos, in two pieces when they wrap. */
+static void kprof_buffer_copy(struct kprof_buf *b, unsigned long pos,
+			      const void *src, unsigned long len)
+{
+	unsigned long off = pos & (b->size - 1);
+	unsigned long first = min(len, b->size - off);
+
+	memcpy(b->data + off, src, first);
+	if (first < len)
+		memcpy(b->data, src + first, len - first);
+}
+
+/*
+ * Write a LOST record for the claimed counts at @pos; account it.
+ * Returns the position after it.
+ */
+static unsigned long kprof_buffer_put_lost(struct kprof_cpu *c,
+					   unsigned long pos,
+					   const u64 *claimed, u64 total)
+{
+	struct kprof_lost lost = {
+		.header = {
+			.type = KPROF_RECORD_LOST,
+			.size = sizeof(lost),
+		},
+		.time = local_clock(),
+		.full = claimed[KPROF_LOST_FULL],
+		.nested = claimed[KPROF_LOST_NESTED],
+		.stopped = claimed[KPROF_LOST_STOPPED],
+		.throttled = claimed[KPROF_LOST_THROTTLED],
+	};
+
+	kprof_buffer_copy(c->buf, pos, &lost, sizeof(lost));
+	local64_add(total, &c->count[KPROF_CNT_LOST_RECORDS]);
+	return pos + sizeof(lost);
+}
+
+/* Take every pending loss count; nested writers keep adding to zero. */
+static u64 kprof_buffer_claim_lost(struct kprof_cpu *c, u64 *claimed)
+{
+	u64 total = 0;
+	int i;
+
+	for (i = 0; i < KPROF_NR_LOST; i++) {
+		claimed[i] = local64_xchg(&c->pending[i], 0);
+		total += claimed[i];
+	}
+	return total;
+}
+
+static void kprof_buffer_unclaim_lost(struct kprof_cpu *c, const u64 *claimed)
+{
+	int i;
+
+	for (i = 0; i < KPROF_NR_LOST; i++)
+		if (claimed[i])
+			local64_add(claimed[i], &c->pending[i]);
+}
+
+/**
+ * kprof_buffer_output() - write one record into this CPU's buffer
+ * @c: this CPU's state (its buf is the target)
+ * @rec: the record, header.size == @size
+ * @size: bytes, a multiple of 8
+ *
+ * Losses not yet reported go first, as a LOST record reserved together
+ * with @rec, so they are in-band right before the next record that fits.
+ * Every reservation leaves room for one more LOST record behind it, so the
+ * stop path can always report the final losses.
+ *
+ * Context: this CPU's producer (hardirq or NMI), or the stop path once the
+ * producer is quiesced.
+ * Return: true if written, false if the buffer had no room.
+ */
+bool kprof_buffer_output(struct kprof_cpu *c, const void *rec, u32 size)
+{
+	u64 claimed[KPROF_NR_LOST];
+	unsigned long pos, need = size;
+	u64 total;
+
+	total = kprof_buffer_claim_lost(c, claimed);
+	if (total)
+		need += sizeof(struct kprof_lost);
+
+	if (!kprof_buffer_reserve(c->buf, need, sizeof(struct kprof_lost),
+				  &pos)) {
+		kprof_buffer_unclaim_lost(c, claimed);
+		return false;
+	}
+	if (total)
+		pos = kprof_buffer_put_lost(c, pos, claimed, total);
+	kprof_buffer_copy(c->buf, pos, rec, size);
+	kprof_buffer_publish(c->buf);
+	return true;
+}
+
+/**
+ * kprof_buffer_flush_lost() - write the losses still pending as LOST
+ * @c: a CPU's state whose producer is quiesced (after STOP)
+ *
+ * Uses the slack every other reservation left, so it fits unless the
+ * reader moved data_tail backwards; then the counts stay pending and
+ * lost_records stays below the lost counters.
+ */
+void kprof_buffer_flush_lost(struct kprof_cpu *c)
+{
+	u64 claimed[KPROF_NR_LOST];
+	unsigned long pos;
+	u64 total;
+
+	total = kprof_buffer_claim_lost(c, claimed);
+	if (!total)
+		return;
+	if (!kprof_buffer_reserve(c->buf, sizeof(struct kprof_lost), 0, &pos)) {
+		kprof_buffer_unclaim_lost(c, claimed);
+		return;
+	}
+	kprof_buffer_put_lost(c, pos, claimed, total);
+	kprof_buffer_publish(c->buf);
+}
+
+/**
+ * kprof_buffer_set_flags() - update a control page's KPROF_PAGE_* flags
+ * @b: the buffer
+ * @set: flags to set
+ * @clear: flags to clear
+ *
+ * Context: control path (kprof.lock or this CPU's cpuhp callback).
+ */
+void kprof_buffer_set_flags(struct kprof_buf *b, u32 set, u32 clear)
+{
+	WRITE_ONCE(b->page->flags, (b->page->flags & ~clear) | set);
+}
+
+/**
+ * kprof_bufs_readable() - whether any CPU has unread records
+ * @bufs: the buffers
+ *
+ * Return: true if some buffer's data_head is ahead of its (clamped) tail.
+ */
+bool kprof_bufs_readable(struct kprof_bufs *bufs)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct kprof_buf *b = &bufs->cpu[cpu];
+		/* C, matches B in kprof_buffer_publish() */
+		unsigned long head = smp_load_acquire(&b->page->data_head);
+
+		if (kprof_buffer_tail(b, head) != head)
+			return true;
+	}
+	return false;
+}
+
+/* Copy out of the ring at byte counter @pos, in two pieces when it wraps. */
+static int kprof_buffer_copy_to_user(struct kprof_buf *b, char __user *dst,
+				     unsigned long pos, unsigned long len)
+{
+	unsigned long off = pos & (b->size - 1);
+	unsigned long first = min(len, b->size - off);
+
+	if (copy_to_user(dst, b->data + off, first))
+		return -EFAULT;
+	if (first < len && copy_to_user(dst + first, b->data, len - first))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * Move whole records of one CPU to @ubuf + *@done.  Returns -EINVAL when
+ * the next record does not fit and nothing was copied yet, -EFAULT, 1 when
+ * @ubuf is full, 0 when this CPU is drained.
+ */
+static int kprof_buffer_read(struct kprof_buf *b, char __user *ubuf,
+			     size_t count, size_t *done)
+{
+	unsigned long head = smp_load_acquire(&b->page->data_head); /* C */
+	unsigned long tail = kprof_buffer_tail(b, head);
+	int ret = 0;
+
+	while (tail != head) {
+		struct kprof_record_header hdr;
+		unsigned long off = tail & (b->size - 1);
+		unsigned long size;
+
+		if (tail % 8) {
+			/* A garbage tail left by a former mapping: resync. */
+			tail = head;
+			break;
+		}
+		/* Records are 8-byte multiples: a header never wraps. */
+		memcpy(&hdr, b->data + off, sizeof(hdr));
+		size = hdr.size;
+		if (size < sizeof(hdr) || size % 8 || size > head - tail) {
+			tail = head;
+			break;
+		}
+		if (size > count - *done) {
+			ret = *done ? 1 : -EINVAL;
+			break;
+		}
+		ret = kprof_buffer_copy_to_user(b, ubuf + *done, tail, size);
+		if (ret)
+			break;
+		*done += size;
+		tail += size;
+	}
+	smp_store_release(&b->page->data_tail, tail);	/* D */
+	return ret;
+}
+
+/**
+ * kprof_bufs_read() - read() path: drain whole records from all CPUs
+ * @bufs: the buffers, not mapped
+ * @ubuf: user buffer
+ * @count: its size
+ *
+ * Context: process context; the caller serializes readers.
+ * Return: bytes copied (0 if there was nothing), -EINVAL if the first
+ * record does not fit in @count, -EFAULT.
+ */
+ssize_t kprof_bufs_read(struct kprof_bufs *bufs, char __user *ubuf,
+			size_t count)
+{
+	size_t done = 0;
+	unsigned int cpu;
+	int ret;
+
+	for_each_possible_cpu(cpu) {
+		ret = kprof_buffer_read(&bufs->cpu[cpu], ubuf, count, &done);
+		if (ret < 0)
+			return done ? done : ret;
+		if (ret > 0)
+			break;
+	}
+	return done;
+}
+
+static void kprof_vm_open(struct vm_area_struct *vma)
+{
+	struct kprof_bufs *bufs = vma->vm_private_data;
+
+	kprof_bufs_get(bufs);
+	atomic_inc(&bufs->mapped);
+}
+
+static void kprof_vm_close(struct vm_area_struct *vma)
+{
+	struct kprof_bufs *bufs = vma->vm_private_data;
+
+	atomic_dec(&bufs->mapped);
+	kprof_bufs_put(bufs);
+}
+
+/* A region is mapped whole or not at all: no partial munmap(). */
+static int kprof_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;
+}
+
+static int kprof_vm_mremap(struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
+
+static const struct vm_operations_struct kprof_vm_ops = {
+	.open = kprof_vm_open,
+	.close = kprof_vm_close,
+	.may_split = kprof_vm_may_split,
+	.mremap = kprof_vm_mremap,
+};
+
+static void kprof_vma_flags(struct vm_area_struct *vma, vm_flags_t set,
+			    vm_flags_t clear)
+{
+#ifdef KPROF_HAVE_VM_FLAGS_MOD	/* 6.3+: vm_flags is read-only */
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#endif
+}
+
+/**
+ * kprof_bufs_mmap() - map one CPU's region
+ * @bufs: the buffers
+ * @vma: the mapping: exactly one region at its offset, shared, no exec
+ *
+ * Return: 0, -EINVAL for a bad size, offset or flags, -ENODEV for a CPU
+ * that is not possible.
+ */
+int kprof_bufs_mmap(struct kprof_bufs *bufs, struct vm_area_struct *vma)
+{
+	unsigned long region_pages = bufs->region_size >> PAGE_SHIFT;
+	unsigned long cpu;
+	int ret;
+
+	/* VM_MAYSHARE: MAP_SHARED of a read-only file has no VM_SHARED. */
+	if (!(vma->vm_flags & VM_MAYSHARE) || (vma->vm_flags & VM_EXEC))
+		return -EINVAL;
+	if (vma->vm_end - vma->vm_start != bufs->region_size ||
+	    vma->vm_pgoff % region_pages)
+		return -EINVAL;
+	cpu = vma->vm_pgoff / region_pages;
+	if (cpu >= nr_cpu_ids)
+		return -EINVAL;
+	if (!cpu_possible(cpu))
+		return -ENODEV;
+
+	/* No exec later (mprotect), no fork copy, no growth, no core dump. */
+	kprof_vma_flags(vma, VM_DONTEXPAND | VM_DONTCOPY | VM_DONTDUMP,
+			VM_MAYEXEC);
+	ret = remap_vmalloc_range(vma, bufs->cpu[cpu].page, 0);
+	if (ret)
+		return ret;
+
+	vma->vm_ops = &kprof_vm_ops;
+	vma->vm_private_data = bufs;
+	kprof_vm_open(vma);
+	return 0;
+}

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof_events.c - configuration and kprof's per-CPU perf events.
+ *
+ * One pinned kernel counter per selected online CPU, created through a
+ * cpuhp multi-instance state: adding the instance at START creates the
+ * events on every online CPU (rolling back on the first failure),
+ * removing it at STOP releases them, and CPUs that come and go while
+ * sampling get and lose theirs.  Like kernel/watchdog_perf.c, the callback
+ * runs on the CPU concerned, in its hotplug thread.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitops.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/kstrtox.h>
+#include <linux/log2.h>
+#include <linux/rcupdate.h>
+#include <linux/string.h>
+
+#include "kprof.h"
+
+static enum cpuhp_state kprof_hp_state;
+
+static const struct {
+	const char	*name;
+	u32		type;
+	u64		config;
+} kprof_event_names[] = {
+	{ "cpu-clock",		PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	{ "task-clock",		PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	{ "cycles",		PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "instructions",	PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cache-misses",	PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "branch-misses",	PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	{ "ref-cycles",		PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
+};
+
+/**
+ * kprof_parse_event() - an event name as perf spells it
+ * @name: one of the names above, or rNNNN (raw code in hex, as perf)
+ * @type: PERF_TYPE_* out
+ * @config: event code out
+ *
+ * Return: 0, or -EINVAL for an unknown name.
+ */
+int kprof_parse_event(const char *name, u32 *type, u64 *config)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kprof_event_names); i++) {
+		if (!strcmp(name, kprof_event_names[i].name)) {
+			*type = kprof_event_names[i].type;
+			*config = kprof_event_names[i].config;
+			return 0;
+		}
+	}
+	if (name[0] == 'r' && name[1] && !kstrtou64(name + 1, 16, config)) {
+		*type = PERF_TYPE_RAW;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static bool kprof_config_has_cpu(const struct kprof_config *cfg,
+				 unsigned int cpu)
+{
+	return cfg->cpumask[cpu / 64] & (1ULL << (cpu % 64));
+}
+
+/* The errnos perf_event_open() gives for the same type and config. */
+static int kprof_config_validate_event(const struct kprof_config *cfg)
+{
+	switch (cfg->type) {
+	case PERF_TYPE_HARDWARE:
+		/* x86_setup_perfctr(): unknown generic event */
+		if (cfg->config >= PERF_COUNT_HW_MAX)
+			return -EINVAL;
+		return 0;
+	case PERF_TYPE_SOFTWARE:
+		/* perf_swevent_init() / cpu_clock_event_init() */
+		if (cfg->config >= PERF_COUNT_SW_MAX)
+			return -ENOENT;
+		/* Other software events overflow in task context: not kprof's. */
+		if (cfg->config != PERF_COUNT_SW_CPU_CLOCK &&
+		    cfg->config != PERF_COUNT_SW_TASK_CLOCK)
+			return -EOPNOTSUPP;
+		return 0;
+	case PERF_TYPE_RAW:
+		/* The PMU driver checks the code when the event is created. */
+		return 0;
+	case PERF_TYPE_TRACEPOINT:
+	case PERF_TYPE_HW_CACHE:
+	case PERF_TYPE_BREAKPOINT:
+		return -EOPNOTSUPP;
+	default:
+		/* perf_init_event(): no such PMU */
+		return -ENOENT;
+	}
+}
+
+/**
+ * kprof_config_validate() - check a configuration as perf_event_open() would
+ * @cfg: the configuration, copied in whole
+ *
+ * Context: kprof.lock held (reads the max_sample_rate knob).
+ * Return: 0, or the errno for the first problem found.
+ */
+int kprof_config_validate(const struct kprof_config *cfg)
+{
+	unsigned long data_size;
+	unsigned int cpu;
+	int ret;
+
+	if (cfg->flags & ~KPROF_CFG_ALL)
+		return -EINVAL;
+	if (memchr_inv(cfg->__reserved, 0, sizeof(cfg->__reserved)))
+		return -EINVAL;
+	if ((cfg->flags & KPROF_CFG_EXCLUDE_USER) &&
+	    (cfg->flags & KPROF_CFG_EXCLUDE_KERNEL))
+		return -EINVAL;
+
+	ret = kprof_config_validate_event(cfg);
+	if (ret)
+		return ret;
+
+	if (!cfg->sample)
+		return -EINVAL;
+	if (cfg->flags & KPROF_CFG_FREQ) {
+		if (cfg->sample > kprof.limits.max_sample_rate)
+			return -EINVAL;
+	} else if (cfg->sample & (1ULL << 63)) {
+		return -EINVAL;
+	}
+	if (cfg->precise_ip > 3)
+		return -EINVAL;
+
+	if (cfg->kernel_stack > KPROF_MAX_STACK ||
+	    cfg->user_stack > KPROF_MAX_STACK)
+		return -EINVAL;
+	if (((cfg->flags & KPROF_CFG_CALLCHAIN_KERNEL) && !cfg->kernel_stack) ||
+	    ((cfg->flags & KPROF_CFG_CALLCHAIN_USER) && !cfg->user_stack))
+		return -EINVAL;
+
+	if (!cfg->buffer_pages || !is_power_of_2(cfg->buffer_pages) ||
+	    cfg->buffer_pages > KPROF_MAX_BUFFER_PAGES)
+		return -EINVAL;
+	data_size = (unsigned long)cfg->buffer_pages << PAGE_SHIFT;
+	if (cfg->watermark > data_size)
+		return -EINVAL;
+
+	for (cpu = 0; cpu < KPROF_MAX_CPUS; cpu++)
+		if (kprof_config_has_cpu(cfg, cpu) &&
+		    (cpu >= nr_cpu_ids || !cpu_possible(cpu)))
+			return -EINVAL;
+	return 0;
+}
+
+/**
+ * kprof_config_cpus() - the CPUs a configuration samples
+ * @cfg: a validated configuration
+ * @mask: out: its cpumask, or all possible CPUs when that is empty
+ */
+void kprof_config_cpus(const struct kprof_config *cfg, struct cpumask *mask)
+{
+	unsigned int cpu;
+
+	cpumask_clear(mask);
+	for_each_possible_cpu(cpu)
+		if (cpu < KPROF_MAX_CPUS && kprof_config_has_cpu(cfg, cpu))
+			cpumask_set_cpu(cpu, mask);
+	if (cpumask_empty(mask))
+		cpumask_copy(mask, cpu_possible_mask);
+}
+
+static void kprof_build_attr(struct perf_event_attr *attr,
+			     const struct kprof_config *cfg)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = cfg->type;
+	attr->size = sizeof(*attr);
+	attr->config = cfg->config;
+	attr->pinned = 1;
+	attr->disabled = 0;
+	if (cfg->flags & KPROF_CFG_FREQ) {
+		attr->freq = 1;
+		attr->sample_freq = cfg->sample;
+	} else {
+		attr->sample_period = cfg->sample;
+	}
+	attr->exclude_user = !!(cfg->flags & KPROF_CFG_EXCLUDE_USER);
+	attr->exclude_kernel = !!(cfg->flags & KPROF_CFG_EXCLUDE_KERNEL);
+	attr->precise_ip = cfg->precise_ip;
+}
+
+/* cpuhp startup, on @cpu: create its event if it is sampled. */
+static int kprof_cpu_online(unsigned int cpu, struct hlist_node *node)
+{
+	struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);
+	struct perf_event *event;
+	int ret;
+
+	if (!cpumask_test_cpu(cpu, kprof.cpus))
+		return 0;
+
+	event = perf_event_create_kernel_counter(&kprof.attr, cpu, NULL,
+						 kprof_overflow, NULL);
+	if (IS_ERR(event)) {
+		ret = PTR_ERR(event);
+	} else if (READ_ONCE(event->state) == PERF_EVENT_STATE_ERROR) {
+		/* A pinned event that could not get a counter. */
+		perf_event_release_kernel(event);
+		ret = -EBUSY;
+	} else {
+		c->event = event;
+		kprof_buffer_set_flags(c->buf, KPROF_PAGE_ONLINE, 0);
+		return 0;
+	}
+
+	/* START fails as a whole; a CPU coming online must not. */
+	if (READ_ONCE(kprof.starting))
+		return ret;
+	pr_warn("cpu%u online without an event: error %d\n", cpu, ret);
+	return 0;
+}
+
+/* cpuhp teardown, on @cpu while still online: release its event. */
+static int kprof_cpu_offline(unsigned int cpu, struct hlist_node *node)
+{
+	struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);
+
+	if (!c->event)
+		return 0;
+	/* Waits for the hrtimer; no more overflows on this CPU after it. */
+	perf_event_release_kernel(c->event);
+	c->event = NULL;
+	kprof_buffer_set_flags(c->buf, 0, KPROF_PAGE_ONLINE);
+	kprof_counters_publish(c);
+	return 0;
+}
+
+/*
+ * After the events are gone: wait for handlers still running (irq and NMI
+ * handlers are RCU read-side sections) and for their wakeups, then report
+ * the last losses and publish final counters.
+ */
+static void kprof_events_quiesce(void)
+{
+	unsigned int cpu;
+
+	synchronize_rcu();
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu_ptr(kprof_pcpu, cpu)->buf->wakeup);
+
+	for_each_possible_cpu(cpu) {
+		struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);
+
+		kprof_buffer_flush_lost(c);
+		kprof_counters_publish(c);
+		kprof_buffer_set_flags(c->buf, 0,
+				       KPROF_PAGE_RUNNING | KPROF_PAGE_ONLINE);
+	}
+	wake_up_all(&kprof.wq);
+}
+
+/**
+ * kprof_events_start() - start sampling with the current configuration
+ *
+ * Creates the event of every selected online CPU.  If any fails, those
+ * already created are released and its errno is returned (-ENOENT or
+ * -EOPNOTSUPP for a hardware event without a PMU, for example).
+ *
+ * Context: kprof.lock held, not running, buffers allocated.
+ * Return: 0 or -errno.
+ */
+int kprof_events_start(void)
+{
+	unsigned int cpu;
+	int ret;
+
+	lockdep_assert_held(&kprof.lock);
+
+	kprof_config_cpus(&kprof.config, kprof.cpus);
+	kprof_build_attr(&kprof.attr, &kprof.config);
+
+	for_each_possible_cpu(cpu) {
+		struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);
+
+		c->buf = &kprof.bufs->cpu[cpu];
+		kprof_counters_reset(c);
+		kprof_counters_publish(c);
+		kprof_limits_publish(c->buf);
+		kprof_buffer_set_flags(c->buf, KPROF_PAGE_RUNNING, 0);
+		/* Before the events exist: their first overflow counts. */
+		WRITE_ONCE(c->active, cpumask_test_cpu(cpu, kprof.cpus));
+	}
+
+	/* Holds cpus_read_lock(): no hotplug callback sees 'starting'. */
+	WRITE_ONCE(kprof.starting, true);
+	ret = cpuhp_state_add_instance(kprof_hp_state, &kprof.hp_node);
+	WRITE_ONCE(kprof.starting, false);
+	if (ret) {
+		/* The rollback released the events created before the failure. */
+		for_each_possible_cpu(cpu)
+			WRITE_ONCE(per_cpu_ptr(kprof_pcpu, cpu)->active, false);
+		kprof_events_quiesce();
+		return ret;
+	}
+	kprof.running = true;
+	return 0;
+}
+
+/**
+ * kprof_events_stop() - stop sampling; counters are final on return
+ *
+ * Order: stop flag (overflows still arriving count as lost_stopped),
+ * release the events, wait for running handlers and their irq_work, then,
+ * with the producers quiesced, write each CPU's pending LOST record.
+ *
+ * Context: kprof.lock held, running.
+ */
+void kprof_events_stop(void)
+{
+	unsigned int cpu;
+
+	lockdep_assert_held(&kprof.lock);
+
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu_ptr(kprof_pcpu, cpu)->active, false);
+	cpuhp_state_remove_instance(kprof_hp_state, &kprof.hp_node);
+	kprof.running = false;
+	kprof_events_quiesce();
+}
+
+/**
+ * kprof_events_init() - register kprof's cpuhp multi-instance state
+ *
+ * Return: 0 or -errno.
+ */
+int kprof_events_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "kprof:online",
+				      kprof_cpu_online, kprof_cpu_offline);
+	if (ret < 0)
+		return ret;
+	kprof_hp_state = ret;
+	return 0;
+}
+
+/**
+ * kprof_events_exit() - unregister the cpuhp state; sampling is stopped
+ */
+void kprof_events_exit(void)
+{
+	cpuhp_remove_multi_state(kprof_hp_state);
+}
