@@ -3,6 +3,11 @@
 # kprof top-level Makefile.  `make` builds kmod/kprof.ko and user/kprofcat.
 # KDIR selects the kernel tree; without one for the running kernel we build
 # against the Debian 6.1 cloud headers of the test bed (see scripts/deps).
+#
+#   make demo    boot the 6.1 test-bed VM, profile tests/progs/demo with kprofcat
+#   make check   host tests + the in-guest suite on 6.1 and 6.12, through prove
+#   make lint    checkpatch --strict and sparse on the kernel code
+#   make deps    install/fetch what all of this needs (scripts/deps)
 
 KPROF_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kprof
 export KPROF_CACHE
@@ -18,13 +23,31 @@ ifeq ($(origin KDIR),undefined)
   endif
 endif
 
-# CI builds with warnings as errors: W=1 for the module, -Werror here.
+# CI builds with warnings as errors: W=1 -Werror for the module, -Werror
+# for userspace (tests/Makefile always uses -Werror).
 ifneq ($(CI),)
   KPROF_WERROR := 1
 endif
 export KPROF_WERROR
+KBUILD_WERROR := $(if $(KPROF_WERROR),KCFLAGS=-Werror)
 
-.PHONY: all kmod user deps clean
+# Everything the test bed needs; `make deps` runs when any is missing.
+DEPS_OK := $(and $(wildcard $(KPROF_CACHE)/kernels/6.1/current/vmlinuz), \
+	$(wildcard $(KPROF_CACHE)/kernels/6.12/current/vmlinuz), \
+	$(wildcard $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl), \
+	$(wildcard /usr/src/linux-headers-$(call kver,6.1)/Makefile), \
+	$(wildcard /usr/src/linux-headers-$(call kver,6.12)/Makefile), \
+	$(shell command -v qemu-system-x86_64), $(shell command -v busybox), \
+	$(shell command -v sparse), $(shell command -v prove))
+NEED_DEPS := $(if $(DEPS_OK),,deps)
+
+HOST_TESTS := $(patsubst %.c,%,$(wildcard tests/host/*_test.c))
+VM_KERNELS := 6.1 6.12
+CHECKPATCH := $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl
+LINT_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.[ch] common/*.h \
+	include/uapi/linux/*.h tests/vm/warn/*.c))
+
+.PHONY: all kmod user tests deps check lint checkpatch sparse demo clean
 
 all: kmod user
 
@@ -32,12 +55,51 @@ deps:
 	@scripts/deps
 
 kmod: | $(if $(wildcard $(KDIR)/Makefile),,deps)
-	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 $(KBUILD_WERROR) modules
 
 user:
 	$(MAKE) -C user
 
+# Test programs; they link user/libkprof.a when user/ provides one.
+tests: $(if $(wildcard user/Makefile),user) | $(NEED_DEPS)
+	$(MAKE) -C tests
+
+# `make lint` first (it is fast), then prove runs every entry as a program
+# (--exec ''): the host test binaries, the test bed's own tests, and one VM
+# boot per kernel running the whole in-guest suite (tests/vm/suite).
+# tests/vm/run builds the module for each kernel under build/<series>/;
+# building both first makes a compile error show before any VM boots.
+check: tests lint | $(NEED_DEPS)
+	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --build-only || exit; done
+	prove $(PROVE_FLAGS) --exec '' $(HOST_TESTS) tests/vm/selftest \
+		$(addprefix tests/vm/kernel-,$(VM_KERNELS))
+
+lint: checkpatch sparse
+
+# LINUX_VERSION_CODE is ignored: an out-of-tree module that supports 6.1
+# and 6.12 needs version checks, which in-tree code never does.
+checkpatch: | $(NEED_DEPS)
+	$(CHECKPATCH) --strict --no-tree --quiet --show-types \
+		--ignore LINUX_VERSION_CODE -f $(LINT_FILES)
+
+# Sparse (C=2: check every file, built or not) on the 6.1 build tree;
+# any warning fails.
+sparse: | $(NEED_DEPS)
+	tests/vm/run --kernel 6.1 --warn-module --build-only
+	@set -e; log=build/sparse.log; : >$$log; \
+	for d in build/6.1 build/6.1/warn; do \
+		[ -f $$d/Kbuild ] || { echo "sparse: no $$d/Kbuild (no kmod/ yet?)"; continue; }; \
+		$(MAKE) -s -C /usr/src/linux-headers-$(call kver,6.1) M=$(CURDIR)/$$d \
+			C=2 W=1 modules >>$$log 2>&1 || { cat $$log; exit 1; }; \
+	done; \
+	if grep -E 'warning:|error:' $$log; then exit 1; fi; \
+	echo "sparse: clean"
+
+demo: tests | $(NEED_DEPS)
+	tests/vm/run --kernel 6.1 -- tests/vm/demo
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	$(MAKE) -C user clean
+	-$(MAKE) -C user clean
+	-$(MAKE) -C tests clean
 	rm -rf build

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * basic_test: the module's life cycle and the device's basic contract, run
+ * as root inside the test-bed VM (tests/vm/suite) with kprof.ko loaded.
+ *
+ * - /dev/kprof is a character device with mode 0666 (privilege is decided
+ *   at open, not by the node's mode);
+ * - KPROF_IOC_ABI_VERSION answers KPROF_ABI_VERSION; unknown ioctls get
+ *   ENOTTY;
+ * - the module unloads and reloads 20 times, the node following it;
+ * - rmmod is refused while a region is mapped (even after close), and
+ *   works once it is unmapped.
+ *
+ * Tests that load or unload the module run only in the test-bed guest.
+ * The module file is /kprof/kmod/kprof.ko, found from this binary's path
+ * (tests/module/basic_test -> kmod/kprof.ko), or $KPROF_KO.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/kprof.h>
+
+#include "kselftest_harness.h"
+
+#define KP_DEV		"/dev/kprof"
+#define KP_MODULE	"kprof"
+#define LOAD_CYCLES	20
+
+static const char *ko_path(void)
+{
+	static char path[PATH_MAX + sizeof("/kmod/kprof.ko")];
+	const char *env = getenv("KPROF_KO");
+	char exe[PATH_MAX];
+	ssize_t n;
+	int i;
+
+	if (env)
+		return env;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0)
+		return NULL;
+	exe[n] = '\0';
+	/* <root>/tests/module/basic_test: strip three components. */
+	for (i = 0; i < 3; i++) {
+		char *slash = strrchr(exe, '/');
+
+		if (!slash)
+			return NULL;
+		*slash = '\0';
+	}
+	snprintf(path, sizeof(path), "%s/kmod/kprof.ko", exe);
+	return path;
+}
+
+static int module_loaded(void)
+{
+	return access("/sys/module/" KP_MODULE, F_OK) == 0;
+}
+
+/* insmod: 0, or -1 with errno. */
+static int load_module(void)
+{
+	const char *path = ko_path();
+	int fd, ret, err;
+
+	if (!path) {
+		errno = ENOENT;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	err = errno;
+	close(fd);
+	errno = err;
+	return ret;
+}
+
+/* rmmod: 0, or -1 with errno (EWOULDBLOCK/EBUSY while in use). */
+static int unload_module(void)
+{
+	return syscall(SYS_delete_module, KP_MODULE, O_NONBLOCK);
+}
+
+/*
+ * Skip unless this is the test-bed guest (tests/vm/init exports KPROF_VM=1:
+ * never load modules into a development machine's kernel) and we are root;
+ * then make sure kprof is loaded.
+ */
+#define NEED_ROOT_AND_MODULE() do {					\
+	if (!getenv("KPROF_VM"))					\
+		SKIP(return, "loads modules: only inside tests/vm/run");	\
+	if (geteuid() != 0)						\
+		SKIP(return, "needs root to load and unload kprof.ko");	\
+	if (!module_loaded())						\
+		ASSERT_EQ(0, load_module())				\
+			TH_LOG("insmod %s: %s", ko_path(), strerror(errno)); \
+} while (0)
+
+TEST(device_node)
+{
+	struct stat st;
+
+	if (!module_loaded())
+		SKIP(return, "kprof is not loaded (tests/vm/run loads it)");
+	ASSERT_EQ(0, stat(KP_DEV, &st)) TH_LOG(KP_DEV ": %s", strerror(errno));
+	EXPECT_TRUE(S_ISCHR(st.st_mode)) TH_LOG("mode %o", st.st_mode);
+	EXPECT_EQ(0666, st.st_mode & 07777) TH_LOG("mode %o", st.st_mode & 07777);
+}
+
+TEST(abi_version)
+{
+	__u32 version = 0;
+	int fd;
+
+	if (!module_loaded())
+		SKIP(return, "kprof is not loaded (tests/vm/run loads it)");
+	fd = open(KP_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG(KP_DEV ": %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, KPROF_IOC_ABI_VERSION, &version))
+		TH_LOG("KPROF_IOC_ABI_VERSION: %s", strerror(errno));
+	EXPECT_EQ(KPROF_ABI_VERSION, version);
+	close(fd);
+}
+
+/*
+ * Unknown commands get ENOTTY.  The size bits are not part of the match
+ * (kmod/kprof_main.c: structs are versioned by their 'size' field), so a
+ * wrong size is not an unknown command; a wrong direction is.
+ */
+TEST(bad_ioctl)
+{
+	static const struct {
+		unsigned long cmd;
+		const char *what;
+	} bad[] = {
+		{ _IO(KPROF_IOC_MAGIC, 0x7f), "unknown number" },
+		{ _IOW(KPROF_IOC_MAGIC, 0, __u32), "ABI_VERSION nr, wrong direction" },
+		{ _IO(KPROF_IOC_MAGIC - 1, 0), "foreign magic" },
+	};
+	__u64 arg = 0;
+	unsigned int i;
+	int fd;
+
+	if (!module_loaded())
+		SKIP(return, "kprof is not loaded (tests/vm/run loads it)");
+	fd = open(KP_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG(KP_DEV ": %s", strerror(errno));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		EXPECT_EQ(-1, ioctl(fd, bad[i].cmd, &arg)) TH_LOG("%s", bad[i].what);
+		EXPECT_EQ(ENOTTY, errno) TH_LOG("%s: %s", bad[i].what, strerror(errno));
+	}
+	close(fd);
+}
+
+TEST(load_unload)
+{
+	__u32 version;
+	int i, fd;
+
+	NEED_ROOT_AND_MODULE();
+	for (i = 0; i < LOAD_CYCLES; i++) {
+		ASSERT_EQ(0, unload_module())
+			TH_LOG("rmmod #%d: %s", i, strerror(errno));
+		ASSERT_FALSE(module_loaded());
+		ASSERT_NE(0, access(KP_DEV, F_OK)) TH_LOG(KP_DEV " outlived rmmod #%d", i);
+
+		ASSERT_EQ(0, load_module())
+			TH_LOG("insmod #%d %s: %s", i, ko_path(), strerror(errno));
+		fd = open(KP_DEV, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fd) TH_LOG(KP_DEV " after insmod #%d: %s", i, strerror(errno));
+		version = 0;
+		EXPECT_EQ(0, ioctl(fd, KPROF_IOC_ABI_VERSION, &version));
+		EXPECT_EQ(KPROF_ABI_VERSION, version);
+		close(fd);
+	}
+}
+
+static int rmmod_refused(void)
+{
+	return unload_module() == -1 && (errno == EBUSY || errno == EWOULDBLOCK);
+}
+
+TEST(rmmod_while_mapped)
+{
+	struct kprof_info info;
+	struct kprof_mmap_page *pg;
+	void *region;
+	int fd;
+
+	NEED_ROOT_AND_MODULE();
+	fd = open(KP_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG(KP_DEV ": %s", strerror(errno));
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	ASSERT_EQ(0, ioctl(fd, KPROF_IOC_GET_INFO, &info))
+		TH_LOG("KPROF_IOC_GET_INFO: %s", strerror(errno));
+	ASSERT_LT(0, info.mmap_stride);
+
+	/* CPU 0's whole region, as a reader maps it. */
+	region = mmap(NULL, info.mmap_stride, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, region) TH_LOG("mmap CPU 0 region: %s", strerror(errno));
+	pg = region;
+	EXPECT_EQ(KPROF_ABI_VERSION, pg->version);
+
+	EXPECT_TRUE(rmmod_refused()) TH_LOG("rmmod while open and mapped: %s",
+					    strerror(errno));
+	close(fd);
+	/* The mapping alone must keep the module (and its pages) alive. */
+	EXPECT_TRUE(rmmod_refused()) TH_LOG("rmmod while mapped after close: %s",
+					    strerror(errno));
+	ASSERT_TRUE(module_loaded());
+	EXPECT_EQ(KPROF_ABI_VERSION, pg->version);
+	EXPECT_EQ(0, pg->cpu);
+
+	ASSERT_EQ(0, munmap(region, info.mmap_stride));
+	ASSERT_EQ(0, unload_module()) TH_LOG("rmmod after munmap: %s", strerror(errno));
+	ASSERT_EQ(0, load_module()) TH_LOG("insmod again: %s", strerror(errno));
+}
+
+TEST_HARNESS_MAIN
