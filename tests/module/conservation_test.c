@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Conservation of overflows, per CPU: every overflow is a delivered sample
+ * or counted lost by cause; the LOST records in the stream add up to the
+ * lost counters; the control page and KPROF_IOC_GET_STATS agree after STOP.
+ *
+ * one_page:  a one-page buffer and a reader that sleeps between drains, so
+ *            the buffer fills (lost_full > 0 on every CPU).
+ * large:     a 1 MiB buffer, a reader woken by poll(): nothing lost.
+ */
+#include "kprof_test.h"
+
+#include <poll.h>
+
+#include "kselftest_harness.h"
+
+FIXTURE(conservation) {
+	int fd;
+	struct kp_buffers b;
+};
+
+FIXTURE_VARIANT(conservation) {
+	__u32 buffer_pages;
+	__u32 watermark;
+	__u64 freq;
+	int callchains;
+	int sleep_ms;		/* reader's nap between drains; 0: poll() */
+	int run_ms;
+	int expect_full;	/* lost_full > 0 on every CPU, or none lost */
+};
+
+FIXTURE_VARIANT_ADD(conservation, one_page) {
+	.buffer_pages = 1,
+	.freq = 500,
+	.sleep_ms = 400,
+	.run_ms = 1200,
+	.expect_full = 1,
+};
+
+FIXTURE_VARIANT_ADD(conservation, one_page_callchains) {
+	.buffer_pages = 1,
+	.freq = 500,
+	.callchains = 1,
+	.sleep_ms = 300,
+	.run_ms = 900,
+	.expect_full = 1,
+};
+
+FIXTURE_VARIANT_ADD(conservation, large) {
+	.buffer_pages = 256,
+	.watermark = 4096,
+	.freq = 1000,
+	.callchains = 1,
+	.sleep_ms = 0,
+	.run_ms = 1500,
+	.expect_full = 0,
+};
+
+FIXTURE_SETUP(conservation)
+{
+	struct kprof_config cfg;
+
+	self->fd = kp_open();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s (kprof.ko not loaded?)", KP_DEV,
+		     strerror(errno));
+	kp_stop(self->fd);
+	kp_cfg_init(&cfg, variant->freq);
+	cfg.buffer_pages = variant->buffer_pages;
+	cfg.watermark = variant->watermark;
+	if (variant->callchains) {
+		cfg.flags |= KPROF_CFG_CALLCHAIN_KERNEL | KPROF_CFG_CALLCHAIN_USER;
+		cfg.kernel_stack = 32;
+		cfg.user_stack = 32;
+	}
+	ASSERT_EQ(0, kp_set_config(self->fd, &cfg))
+		TH_LOG("SET_CONFIG: %s", strerror(errno));
+	ASSERT_EQ(0, kp_map(&self->b, self->fd)) TH_LOG("%s", self->b.err);
+	ASSERT_EQ(variant->buffer_pages * (__u64)self->b.page_size,
+		  self->b.data_size);
+}
+
+FIXTURE_TEARDOWN(conservation)
+{
+	if (self->fd >= 0) {
+		kp_stop(self->fd);
+		kp_unmap(&self->b);
+		close(self->fd);
+	}
+}
+
+TEST_F_TIMEOUT(conservation, per_cpu, 60)
+{
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+	unsigned int cpu, nr_online = 0, woken = 0;
+	double end;
+
+	KP_RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, kp_start(self->fd)) TH_LOG("START: %s", strerror(errno));
+	end = kp_now() + variant->run_ms / 1000.0;
+	while (kp_now() < end) {
+		if (variant->sleep_ms) {
+			kp_sleep_ms(variant->sleep_ms);
+		} else {
+			int n = poll(&pfd, 1, 100);
+
+			ASSERT_LE(0, n) TH_LOG("poll: %s", strerror(errno));
+			if (n > 0) {
+				ASSERT_EQ(POLLIN, pfd.revents & (POLLIN | POLLERR));
+				woken++;
+			}
+		}
+		ASSERT_LE(0, kp_drain(&self->b)) TH_LOG("%s", self->b.err);
+	}
+	/* Drained just now: STOP's own LOST record has room. */
+	ASSERT_EQ(0, kp_stop(self->fd)) TH_LOG("STOP: %s", strerror(errno));
+	ASSERT_LE(0, kp_drain(&self->b)) TH_LOG("%s", self->b.err);
+	ASSERT_EQ(0, kp_check_conserved_all(&self->b, 1))
+		TH_LOG("%s", self->b.err);
+
+	for (cpu = 0; cpu < self->b.nr_cpu_ids; cpu++) {
+		struct kp_cpu *c = &self->b.cpus[cpu];
+		struct kprof_counters k;
+
+		if (!c->base || !kp_cpu_online(cpu))
+			continue;
+		nr_online++;
+		kp_page_counters(c, &k);
+		TH_LOG("CPU %u: overflows %llu samples %llu lost full %llu nested %llu stopped %llu throttled %llu, %llu LOST records",
+		       cpu, k.overflows, k.samples, k.lost_full, k.lost_nested,
+		       k.lost_stopped, k.lost_throttled, c->lost_recs);
+		EXPECT_LT(0ULL, k.samples) TH_LOG("CPU %u delivered nothing", cpu);
+		if (variant->expect_full) {
+			EXPECT_LT(0ULL, k.lost_full)
+				TH_LOG("CPU %u: one page never filled", cpu);
+			EXPECT_LT(0ULL, c->lost_recs);
+		} else {
+			EXPECT_EQ(0ULL, k.lost_full) TH_LOG("CPU %u", cpu);
+			EXPECT_EQ(0ULL, k.lost_nested) TH_LOG("CPU %u", cpu);
+			EXPECT_EQ(0ULL, k.lost_throttled) TH_LOG("CPU %u", cpu);
+			/* A timer may fire in the instant STOP runs. */
+			EXPECT_GE(2ULL, k.lost_stopped) TH_LOG("CPU %u", cpu);
+		}
+	}
+	ASSERT_LT(0U, nr_online);
+	if (!variant->sleep_ms)
+		EXPECT_LT(0U, woken) TH_LOG("poll() never reported POLLIN");
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,651 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the in-VM kprof module tests.
+ *
+ * They map every CPU region of /dev/kprof, consume records exactly as
+ * include/uapi/linux/kprof.h documents (acquire load of data_head, release
+ * store of data_tail, two-piece copy of records that wrap), validate every
+ * record's size against its type, and collect per-CPU tallies: samples,
+ * NMI samples, LOST records by cause, throttle records, sequence order.
+ *
+ * Helpers never assert: they return -1 and leave a message in b->err, so
+ * the harness reports the failure in the test that called them.
+ */
+#ifndef KPROF_TEST_H
+#define KPROF_TEST_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <linux/perf_event.h>
+#include <linux/kprof.h>
+
+#define KP_DEV		"/dev/kprof"
+
+/*
+ * The 6.1 kselftest harness runs a TEST_F body even when its
+ * FIXTURE_SETUP called SKIP(); every test body starts with this.
+ */
+#define KP_RETURN_IF_SKIPPED() do {		\
+	if (_metadata->skip)			\
+		return;				\
+} while (0)
+
+/* Per-CPU view of one mapped region and what was read from it. */
+struct kp_cpu {
+	unsigned int cpu;
+	void *base;			/* NULL: region not mapped */
+	struct kprof_mmap_page *pg;
+	const unsigned char *data;
+	__u64 data_size;
+
+	/* Tallies of records consumed so far. */
+	__u64 records;
+	__u64 samples;
+	__u64 nmi_samples;		/* samples with KPROF_MISC_NMI */
+	__u64 user_samples;		/* samples with KPROF_MISC_USER */
+	__u64 lost_recs;		/* LOST records */
+	__u64 lost_full, lost_nested, lost_stopped, lost_throttled;
+	__u64 throttle_recs, unthrottle_recs, kthrottle_recs, lowered_recs;
+	__u64 unknown_recs;
+	/*
+	 * Sequence numbers.  An NMI sample can be committed ahead of the
+	 * interrupted handler's, whose number is lower, so order is checked
+	 * among non-NMI samples only; uniqueness among all (bitmap).
+	 */
+	__u64 last_seq;			/* of non-NMI samples */
+	__u64 max_seq;			/* of all samples */
+	__u64 seq_disorder;		/* non-NMI seq <= previous non-NMI seq */
+	__u64 seq_dups;			/* a seq seen twice */
+	__u64 time_disorder;		/* non-NMI time < previous one */
+	__u64 last_time;
+	unsigned char *seen;		/* bit per seq */
+	__u64 seen_bytes;
+};
+
+/* Return non-zero to stop with an error (message in b->err). */
+struct kp_buffers;
+typedef int (*kp_sample_fn)(struct kp_buffers *b, struct kp_cpu *c,
+			    const struct kprof_sample *s);
+
+struct kp_buffers {
+	int fd;
+	unsigned int nr_cpu_ids;
+	__u64 stride;
+	__u64 data_size;
+	long page_size;
+	struct kp_cpu *cpus;		/* nr_cpu_ids entries */
+	unsigned char *scratch;		/* data_size bytes: wrapped records */
+	kp_sample_fn on_sample;
+	void *arg;
+	char err[512];
+};
+
+static inline int kp_fail(struct kp_buffers *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static inline int kp_fail(struct kp_buffers *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b->err, sizeof(b->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static inline int kp_open(void)
+{
+	return open(KP_DEV, O_RDWR | O_CLOEXEC);
+}
+
+static inline int kp_get_info(int fd, struct kprof_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	return ioctl(fd, KPROF_IOC_GET_INFO, info);
+}
+
+static inline int kp_get_stats(int fd, unsigned int cpu,
+			       struct kprof_cpu_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->cpu = cpu;
+	return ioctl(fd, KPROF_IOC_GET_STATS, st);
+}
+
+static inline void kp_cfg_add_cpu(struct kprof_config *cfg, unsigned int cpu)
+{
+	cfg->cpumask[cpu / 64] |= 1ULL << (cpu % 64);
+}
+
+/* A valid request: cpu-clock at @freq Hz on all CPUs, 16 pages per CPU. */
+static inline void kp_cfg_init(struct kprof_config *cfg, __u64 freq)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->type = PERF_TYPE_SOFTWARE;
+	cfg->config = PERF_COUNT_SW_CPU_CLOCK;
+	cfg->sample = freq;
+	cfg->flags = KPROF_CFG_FREQ;
+	cfg->buffer_pages = 16;
+}
+
+static inline int kp_set_config(int fd, struct kprof_config *cfg)
+{
+	return ioctl(fd, KPROF_IOC_SET_CONFIG, cfg);
+}
+
+static inline int kp_start(int fd)
+{
+	return ioctl(fd, KPROF_IOC_START, 0);
+}
+
+static inline int kp_stop(int fd)
+{
+	return ioctl(fd, KPROF_IOC_STOP, 0);
+}
+
+static inline void kp_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static inline double kp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static inline int kp_pin_self(unsigned int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Online state from sysfs; a CPU without an 'online' file (cpu0) is on. */
+static inline int kp_cpu_online(unsigned int cpu)
+{
+	char path[64], v = '0';
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u", cpu);
+		return access(path, F_OK) == 0;
+	}
+	if (read(fd, &v, 1) != 1)
+		v = '0';
+	close(fd);
+	return v == '1';
+}
+
+static inline __u32 kp_page_flags(const struct kp_cpu *c)
+{
+	return __atomic_load_n(&c->pg->flags, __ATOMIC_RELAXED);
+}
+
+/* READ_ONCE of every counter of a control page. */
+static inline void kp_page_counters(const struct kp_cpu *c,
+				    struct kprof_counters *out)
+{
+	const volatile __u64 *src = (const volatile __u64 *)&c->pg->counters;
+	__u64 *dst = (__u64 *)out;
+	size_t i;
+
+	for (i = 0; i < sizeof(*out) / sizeof(__u64); i++)
+		dst[i] = src[i];
+}
+
+/*
+ * Map every possible CPU's region as the UAPI prescribes.  Regions of
+ * CPUs that are not possible answer ENODEV and stay unmapped.  Call it
+ * while stopped, after SET_CONFIG.
+ */
+static inline int kp_map(struct kp_buffers *b, int fd)
+{
+	struct kprof_info info;
+	unsigned int i;
+
+	memset(b, 0, sizeof(*b));
+	b->fd = fd;
+	b->page_size = sysconf(_SC_PAGESIZE);
+	if (kp_get_info(fd, &info))
+		return kp_fail(b, "GET_INFO: %s", strerror(errno));
+	if (info.version != KPROF_ABI_VERSION || info.nr_cpu_ids == 0 ||
+	    info.nr_cpu_ids > KPROF_MAX_CPUS)
+		return kp_fail(b, "GET_INFO: version %u nr_cpu_ids %u",
+			       info.version, info.nr_cpu_ids);
+	if ((long)info.page_size != b->page_size || info.mmap_stride == 0 ||
+	    info.mmap_stride % b->page_size || info.data_size == 0 ||
+	    (info.data_size & (info.data_size - 1)) ||
+	    info.data_size + b->page_size > info.mmap_stride)
+		return kp_fail(b, "GET_INFO: page_size %u stride %llu data_size %llu",
+			       info.page_size,
+			       (unsigned long long)info.mmap_stride,
+			       (unsigned long long)info.data_size);
+	b->nr_cpu_ids = info.nr_cpu_ids;
+	b->stride = info.mmap_stride;
+	b->data_size = info.data_size;
+	b->cpus = calloc(b->nr_cpu_ids, sizeof(*b->cpus));
+	b->scratch = malloc(b->data_size);
+	if (!b->cpus || !b->scratch)
+		return kp_fail(b, "out of memory");
+
+	for (i = 0; i < b->nr_cpu_ids; i++) {
+		struct kp_cpu *c = &b->cpus[i];
+		void *p;
+
+		c->cpu = i;
+		p = mmap(NULL, b->stride, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 fd, (off_t)(i * b->stride));
+		if (p == MAP_FAILED) {
+			if (errno == ENODEV)
+				continue;
+			return kp_fail(b, "mmap CPU %u: %s", i, strerror(errno));
+		}
+		c->base = p;
+		c->pg = p;
+		if (c->pg->version != KPROF_ABI_VERSION ||
+		    c->pg->compat_version > KPROF_ABI_VERSION ||
+		    c->pg->cpu != i || c->pg->size < 1040 ||
+		    c->pg->data_size != b->data_size ||
+		    c->pg->data_offset < (__u64)b->page_size ||
+		    c->pg->data_offset % b->page_size ||
+		    c->pg->data_offset + c->pg->data_size > b->stride)
+			return kp_fail(b, "CPU %u control page: version %u compat %u cpu %u size %u data_offset %llu data_size %llu",
+				       i, c->pg->version, c->pg->compat_version,
+				       c->pg->cpu, c->pg->size,
+				       (unsigned long long)c->pg->data_offset,
+				       (unsigned long long)c->pg->data_size);
+		c->data = (const unsigned char *)p + c->pg->data_offset;
+		c->data_size = c->pg->data_size;
+		/*
+		 * Buffers outlive sessions while their size stays: skip what
+		 * earlier sessions left, so a test reads the session it
+		 * starts.  Only called while stopped: no producer races.
+		 */
+		__atomic_store_n(&c->pg->data_tail,
+				 __atomic_load_n(&c->pg->data_head, __ATOMIC_ACQUIRE),
+				 __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+static inline void kp_unmap(struct kp_buffers *b)
+{
+	unsigned int i;
+
+	for (i = 0; b->cpus && i < b->nr_cpu_ids; i++) {
+		if (b->cpus[i].base)
+			munmap(b->cpus[i].base, b->stride);
+		free(b->cpus[i].seen);
+	}
+	free(b->cpus);
+	free(b->scratch);
+	b->cpus = NULL;
+	b->scratch = NULL;
+}
+
+static inline unsigned int kp_nr_mapped(const struct kp_buffers *b)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < b->nr_cpu_ids; i++)
+		n += b->cpus[i].base != NULL;
+	return n;
+}
+
+/* Check one SAMPLE record's fixed fields; account its sequence number. */
+static inline int kp_account_sample(struct kp_buffers *b, struct kp_cpu *c,
+				    const struct kprof_sample *s)
+{
+	if (s->header.size != sizeof(*s) +
+	    8 * ((size_t)s->nr_kernel + s->nr_user))
+		return kp_fail(b, "CPU %u: SAMPLE size %u for %u+%u frames",
+			       c->cpu, s->header.size, s->nr_kernel, s->nr_user);
+	if (s->nr_kernel > KPROF_MAX_STACK || s->nr_user > KPROF_MAX_STACK)
+		return kp_fail(b, "CPU %u: SAMPLE with %u+%u frames", c->cpu,
+			       s->nr_kernel, s->nr_user);
+	if (s->cpu != c->cpu)
+		return kp_fail(b, "CPU %u: SAMPLE says cpu %u", c->cpu, s->cpu);
+	if (!memchr(s->comm, '\0', sizeof(s->comm)))
+		return kp_fail(b, "CPU %u: SAMPLE comm not NUL-terminated",
+			       c->cpu);
+	if (s->__reserved)
+		return kp_fail(b, "CPU %u: SAMPLE reserved %#x", c->cpu,
+			       s->__reserved);
+	if (s->seq == 0)
+		return kp_fail(b, "CPU %u: SAMPLE seq 0", c->cpu);
+
+	if (s->seq / 8 >= c->seen_bytes) {
+		__u64 n = c->seen_bytes ? c->seen_bytes : 4096;
+		unsigned char *p;
+
+		while (s->seq / 8 >= n)
+			n *= 2;
+		p = realloc(c->seen, n);
+		if (!p)
+			return kp_fail(b, "out of memory");
+		memset(p + c->seen_bytes, 0, n - c->seen_bytes);
+		c->seen = p;
+		c->seen_bytes = n;
+	}
+	if (c->seen[s->seq / 8] & (1U << (s->seq % 8)))
+		c->seq_dups++;
+	c->seen[s->seq / 8] |= 1U << (s->seq % 8);
+	if (s->seq > c->max_seq)
+		c->max_seq = s->seq;
+	if (!(s->header.misc & KPROF_MISC_NMI)) {
+		if (s->seq <= c->last_seq)
+			c->seq_disorder++;
+		else
+			c->last_seq = s->seq;
+		if (s->time < c->last_time)
+			c->time_disorder++;
+		c->last_time = s->time;
+	}
+	c->samples++;
+	if (s->header.misc & KPROF_MISC_NMI)
+		c->nmi_samples++;
+	if (s->header.misc & KPROF_MISC_USER)
+		c->user_samples++;
+	if (b->on_sample)
+		return b->on_sample(b, c, s);
+	return 0;
+}
+
+static inline int kp_account(struct kp_buffers *b, struct kp_cpu *c,
+			     const struct kprof_record_header *h)
+{
+	const struct kprof_lost *l = (const void *)h;
+	size_t want = 0;
+
+	c->records++;
+	switch (h->type) {
+	case KPROF_RECORD_SAMPLE:
+		if (h->size < sizeof(struct kprof_sample))
+			return kp_fail(b, "CPU %u: SAMPLE size %u", c->cpu,
+				       h->size);
+		return kp_account_sample(b, c, (const void *)h);
+	case KPROF_RECORD_LOST:
+		want = sizeof(struct kprof_lost);
+		if (h->size != want)
+			break;
+		c->lost_recs++;
+		c->lost_full += l->full;
+		c->lost_nested += l->nested;
+		c->lost_stopped += l->stopped;
+		c->lost_throttled += l->throttled;
+		return 0;
+	case KPROF_RECORD_THROTTLE:
+	case KPROF_RECORD_UNTHROTTLE:
+	case KPROF_RECORD_KERNEL_THROTTLED:
+		want = sizeof(struct kprof_throttle_event);
+		if (h->size != want)
+			break;
+		if (h->type == KPROF_RECORD_THROTTLE)
+			c->throttle_recs++;
+		else if (h->type == KPROF_RECORD_UNTHROTTLE)
+			c->unthrottle_recs++;
+		else
+			c->kthrottle_recs++;
+		return 0;
+	case KPROF_RECORD_RATE_LOWERED:
+		want = sizeof(struct kprof_rate_lowered);
+		if (h->size != want)
+			break;
+		c->lowered_recs++;
+		return 0;
+	default:
+		c->unknown_recs++;	/* skipped by size, as readers must */
+		return 0;
+	}
+	return kp_fail(b, "CPU %u: record type %u size %u, want %zu", c->cpu,
+		       h->type, h->size, want);
+}
+
+/*
+ * Consume every record of one CPU: acquire-load data_head, validate and
+ * account each record in [tail, head), release-store the new data_tail.
+ * Returns the number of records consumed, or -1.
+ */
+static inline long kp_drain_cpu(struct kp_buffers *b, struct kp_cpu *c)
+{
+	__u64 head, tail, mask = c->data_size - 1;
+	long n = 0;
+
+	if (!c->base)
+		return 0;
+	head = __atomic_load_n(&c->pg->data_head, __ATOMIC_ACQUIRE);
+	tail = c->pg->data_tail;
+	if (head - tail > c->data_size)
+		return kp_fail(b, "CPU %u: head %llu tail %llu: more than data_size %llu unread",
+			       c->cpu, (unsigned long long)head,
+			       (unsigned long long)tail,
+			       (unsigned long long)c->data_size);
+	while (tail != head) {
+		struct kprof_record_header h;
+		__u64 off = tail & mask, left = head - tail;
+		const void *rec;
+
+		if (left < sizeof(h))
+			return kp_fail(b, "CPU %u: %llu stray bytes at %llu",
+				       c->cpu, (unsigned long long)left,
+				       (unsigned long long)tail);
+		/* A header never wraps: records are 8-byte multiples. */
+		memcpy(&h, c->data + off, sizeof(h));
+		if (h.size < 8 || h.size % 8 || h.size > c->data_size ||
+		    h.size > left)
+			return kp_fail(b, "CPU %u: record type %u size %u at %llu (%llu unread)",
+				       c->cpu, h.type, h.size,
+				       (unsigned long long)tail,
+				       (unsigned long long)left);
+		if (off + h.size <= c->data_size) {
+			rec = c->data + off;
+		} else {
+			__u64 first = c->data_size - off;
+
+			memcpy(b->scratch, c->data + off, first);
+			memcpy(b->scratch + first, c->data, h.size - first);
+			rec = b->scratch;
+		}
+		if (kp_account(b, c, rec))
+			return -1;
+		tail += h.size;
+		n++;
+	}
+	__atomic_store_n(&c->pg->data_tail, tail, __ATOMIC_RELEASE);
+	return n;
+}
+
+/* Drain every mapped CPU once; returns records consumed or -1. */
+static inline long kp_drain(struct kp_buffers *b)
+{
+	unsigned int i;
+	long n, total = 0;
+
+	for (i = 0; i < b->nr_cpu_ids; i++) {
+		n = kp_drain_cpu(b, &b->cpus[i]);
+		if (n < 0)
+			return -1;
+		total += n;
+	}
+	return total;
+}
+
+/*
+ * Forget what was read so far, keeping the mappings: START resets the
+ * counters and sequence numbers, so each session is checked on its own.
+ */
+static inline void kp_reset_tally(struct kp_buffers *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->nr_cpu_ids; i++) {
+		struct kp_cpu *c = &b->cpus[i], keep = *c;
+
+		memset(c, 0, sizeof(*c));
+		c->cpu = keep.cpu;
+		c->base = keep.base;
+		c->pg = keep.pg;
+		c->data = keep.data;
+		c->data_size = keep.data_size;
+		c->seen = keep.seen;
+		c->seen_bytes = keep.seen_bytes;
+		if (c->seen)
+			memset(c->seen, 0, c->seen_bytes);
+	}
+}
+
+static inline __u64 kp_lost_total(const struct kprof_counters *k)
+{
+	return k->lost_full + k->lost_nested + k->lost_stopped +
+	       k->lost_throttled;
+}
+
+/*
+ * After STOP: the control page and GET_STATS agree, and the counters add
+ * up (overflows == samples + every lost cause).  Fills @k.
+ */
+static inline int kp_check_counters(struct kp_buffers *b, struct kp_cpu *c,
+				    struct kprof_counters *k)
+{
+	struct kprof_cpu_stats st;
+
+	kp_page_counters(c, k);
+	if (kp_get_stats(b->fd, c->cpu, &st))
+		return kp_fail(b, "CPU %u: GET_STATS: %s", c->cpu,
+			       strerror(errno));
+	if (st.cpu != c->cpu || memcmp(&st.counters, k, sizeof(*k)))
+		return kp_fail(b, "CPU %u: GET_STATS counters differ from the control page (overflows %llu/%llu samples %llu/%llu lost_records %llu/%llu)",
+			       c->cpu, (unsigned long long)st.counters.overflows,
+			       (unsigned long long)k->overflows,
+			       (unsigned long long)st.counters.samples,
+			       (unsigned long long)k->samples,
+			       (unsigned long long)st.counters.lost_records,
+			       (unsigned long long)k->lost_records);
+	if (k->overflows != k->samples + kp_lost_total(k))
+		return kp_fail(b, "CPU %u: overflows %llu != samples %llu + lost %llu (full %llu nested %llu stopped %llu throttled %llu)",
+			       c->cpu, (unsigned long long)k->overflows,
+			       (unsigned long long)k->samples,
+			       (unsigned long long)kp_lost_total(k),
+			       (unsigned long long)k->lost_full,
+			       (unsigned long long)k->lost_nested,
+			       (unsigned long long)k->lost_stopped,
+			       (unsigned long long)k->lost_throttled);
+	return 0;
+}
+
+/*
+ * After STOP and a final drain of a session read from its START on:
+ * kp_check_counters(), the reader saw every delivered sample, the LOST
+ * records it saw add up to lost_records, and sample sequence numbers are
+ * distinct and within the overflow count (so the missing ones are the lost
+ * ones).  With @exact_lost the LOST records must also cover every lost
+ * overflow, cause by cause.
+ */
+static inline int kp_check_conserved(struct kp_buffers *b, struct kp_cpu *c,
+				     int exact_lost)
+{
+	struct kprof_counters k;
+	__u64 lost_seen;
+
+	if (kp_check_counters(b, c, &k))
+		return -1;
+	if (c->samples != k.samples)
+		return kp_fail(b, "CPU %u: read %llu SAMPLE records, counter says %llu",
+			       c->cpu, (unsigned long long)c->samples,
+			       (unsigned long long)k.samples);
+	if (c->nmi_samples != k.nmi_samples)
+		return kp_fail(b, "CPU %u: read %llu NMI samples, counter says %llu",
+			       c->cpu, (unsigned long long)c->nmi_samples,
+			       (unsigned long long)k.nmi_samples);
+	lost_seen = c->lost_full + c->lost_nested + c->lost_stopped +
+		    c->lost_throttled;
+	if (lost_seen != k.lost_records)
+		return kp_fail(b, "CPU %u: LOST records sum to %llu, lost_records says %llu",
+			       c->cpu, (unsigned long long)lost_seen,
+			       (unsigned long long)k.lost_records);
+	if (exact_lost &&
+	    (c->lost_full != k.lost_full || c->lost_nested != k.lost_nested ||
+	     c->lost_stopped != k.lost_stopped ||
+	     c->lost_throttled != k.lost_throttled))
+		return kp_fail(b, "CPU %u: LOST records full/nested/stopped/throttled %llu/%llu/%llu/%llu, counters %llu/%llu/%llu/%llu",
+			       c->cpu, (unsigned long long)c->lost_full,
+			       (unsigned long long)c->lost_nested,
+			       (unsigned long long)c->lost_stopped,
+			       (unsigned long long)c->lost_throttled,
+			       (unsigned long long)k.lost_full,
+			       (unsigned long long)k.lost_nested,
+			       (unsigned long long)k.lost_stopped,
+			       (unsigned long long)k.lost_throttled);
+	/*
+	 * Every sample carries a distinct overflow number no larger than the
+	 * overflow count: with samples == counter and the sum above, the
+	 * numbers missing from the stream are exactly the lost overflows.
+	 */
+	if (c->seq_disorder || c->seq_dups)
+		return kp_fail(b, "CPU %u: %llu samples out of sequence order, %llu duplicate sequence numbers",
+			       c->cpu, (unsigned long long)c->seq_disorder,
+			       (unsigned long long)c->seq_dups);
+	if (c->max_seq > k.overflows)
+		return kp_fail(b, "CPU %u: sample seq %llu beyond %llu overflows",
+			       c->cpu, (unsigned long long)c->max_seq,
+			       (unsigned long long)k.overflows);
+	return 0;
+}
+
+/* kp_check_conserved() on every mapped CPU. */
+static inline int kp_check_conserved_all(struct kp_buffers *b, int exact_lost)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->nr_cpu_ids; i++)
+		if (b->cpus[i].base &&
+		    kp_check_conserved(b, &b->cpus[i], exact_lost))
+			return -1;
+	return 0;
+}
+
+/* Path of a helper program in tests/progs, next to tests/module. */
+static inline int kp_prog_path(char *buf, size_t len, const char *name)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	if ((size_t)snprintf(buf, len, "%s/../progs/%s", self, name) >= len)
+		return -1;
+	return access(buf, X_OK);
+}
+
+#endif /* KPROF_TEST_H */
