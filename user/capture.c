@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * capture.c - write and read capture files (format in capture.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/kprof.h>
+
+#include "capture.h"
+#include "print.h"
+
+#define REC_BUF_SIZE	(256 * 1024)
+
+struct capture_writer {
+	FILE *f;
+	char *path;
+	int err;
+	unsigned int rec_cpu;
+	size_t rec_len;
+	unsigned char *rec_buf;
+};
+
+struct capture_reader {
+	FILE *f;
+	char *path;
+	unsigned char *buf;
+	size_t cap;
+};
+
+static void put(struct capture_writer *w, const void *p, size_t len)
+{
+	if (!w->err && len && fwrite(p, 1, len, w->f) != len)
+		w->err = errno ? errno : EIO;
+}
+
+struct capture_writer *capture__create(const char *path)
+{
+	struct kpcap_header h = { .version = KPCAP_VERSION,
+				  .header_size = sizeof(h),
+				  .abi_version = KPROF_ABI_VERSION };
+	struct capture_writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->rec_buf = malloc(REC_BUF_SIZE);
+	w->path = strdup(path);
+	w->f = fopen(path, "w");
+	if (!w->f || !w->rec_buf || !w->path) {
+		p_err("cannot create capture file %s: %s", path, strerror(errno));
+		if (w->f)
+			fclose(w->f);
+		free(w->rec_buf);
+		free(w->path);
+		free(w);
+		return NULL;
+	}
+	memcpy(h.magic, KPCAP_MAGIC, sizeof(h.magic));
+	put(w, &h, sizeof(h));
+	return w;
+}
+
+static int section(struct capture_writer *w, uint32_t type, uint32_t arg,
+		   const void *a, size_t alen, const void *b, size_t blen)
+{
+	struct kpcap_section s = { .type = type, .arg = arg, .size = alen + blen };
+	static const unsigned char zeros[8];
+
+	put(w, &s, sizeof(s));
+	put(w, a, alen);
+	put(w, b, blen);
+	put(w, zeros, (8 - (alen + blen) % 8) % 8);
+	return -w->err;
+}
+
+static int flush_records(struct capture_writer *w)
+{
+	int ret = 0;
+
+	if (w->rec_len)
+		ret = section(w, KPCAP_RECORDS, w->rec_cpu, w->rec_buf, w->rec_len, NULL, 0);
+	w->rec_len = 0;
+	return ret;
+}
+
+int capture__write(struct capture_writer *w, uint32_t type, uint32_t arg,
+		   const void *data, size_t len)
+{
+	flush_records(w);
+	return section(w, type, arg, data, len, NULL, 0);
+}
+
+int capture__add_record(struct capture_writer *w, unsigned int cpu,
+			const void *rec, size_t len)
+{
+	if ((w->rec_len && w->rec_cpu != cpu) || w->rec_len + len > REC_BUF_SIZE)
+		flush_records(w);
+	w->rec_cpu = cpu;
+	memcpy(w->rec_buf + w->rec_len, rec, len);
+	w->rec_len += len;
+	return -w->err;
+}
+
+int capture__write_pev(struct capture_writer *w, const struct pev *e)
+{
+	struct kpcap_pev d = { .type = e->type, .pid = e->pid, .ppid = e->ppid,
+			       .bid_len = e->bid_len, .time = e->time,
+			       .start = e->start, .len = e->len, .pgoff = e->pgoff };
+
+	memcpy(d.build_id, e->build_id, e->bid_len);
+	flush_records(w);
+	return section(w, KPCAP_PEV, 0, &d, sizeof(d), e->path ? e->path : "",
+		       (e->path ? strlen(e->path) : 0) + 1);
+}
+
+int capture__close(struct capture_writer *w)
+{
+	int err;
+
+	flush_records(w);
+	section(w, KPCAP_END, 0, NULL, 0, NULL, 0);
+	if (fclose(w->f) && !w->err)
+		w->err = errno;
+	err = w->err;
+	if (err)
+		p_err("writing capture file %s failed: %s", w->path, strerror(err));
+	free(w->rec_buf);
+	free(w->path);
+	free(w);
+	return -err;
+}
+
+int capture__is_capture(const char *path)
+{
+	char magic[8];
+	FILE *f = fopen(path, "r");
+	int yes;
+
+	if (!f)
+		return 0;
+	yes = fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+	      !memcmp(magic, KPCAP_MAGIC, sizeof(magic));
+	fclose(f);
+	return yes;
+}
+
+struct capture_reader *capture__open(const char *path)
+{
+	struct capture_reader *r = calloc(1, sizeof(*r));
+	struct kpcap_header h;
+
+	if (!r)
+		return NULL;
+	r->f = fopen(path, "r");
+	if (!r->f) {
+		p_err("cannot open capture file %s: %s", path, strerror(errno));
+		free(r);
+		return NULL;
+	}
+	r->path = strdup(path);
+	if (fread(&h, 1, sizeof(h), r->f) != sizeof(h) ||
+	    memcmp(h.magic, KPCAP_MAGIC, sizeof(h.magic))) {
+		p_err("%s is not a kprofcat capture file (no KPROFCAP header)", path);
+		goto fail;
+	}
+	if (h.version != KPCAP_VERSION || h.header_size < sizeof(h)) {
+		p_err("%s is a version %u capture file; this kprofcat reads version %u",
+		      path, h.version, KPCAP_VERSION);
+		goto fail;
+	}
+	if (h.abi_version != KPROF_ABI_VERSION) {
+		p_err("%s holds kprof ABI version %u records; this kprofcat reads version %u",
+		      path, h.abi_version, KPROF_ABI_VERSION);
+		goto fail;
+	}
+	if (fseek(r->f, h.header_size, SEEK_SET))
+		goto fail;
+	return r;
+fail:
+	capture__close_reader(r);
+	return NULL;
+}
+
+void capture__close_reader(struct capture_reader *r)
+{
+	if (!r)
+		return;
+	fclose(r->f);
+	free(r->buf);
+	free(r->path);
+	free(r);
+}
+
+int capture__rewind(struct capture_reader *r)
+{
+	return fseek(r->f, sizeof(struct kpcap_header), SEEK_SET) ? -errno : 0;
+}
+
+int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
+		  const void **data, size_t *len)
+{
+	struct kpcap_section s;
+	size_t padded;
+
+	if (fread(&s, 1, sizeof(s), r->f) != sizeof(s))
+		goto truncated;
+	if (s.type == KPCAP_END)
+		return 0;
+	if (s.size > (1ULL << 32))
+		goto truncated;
+	padded = (s.size + 7) & ~7ULL;
+	if (padded > r->cap) {
+		unsigned char *b = realloc(r->buf, padded + 1);
+
+		if (!b)
+			return -ENOMEM;
+		r->buf = b;
+		r->cap = padded;
+	}
+	if (padded && fread(r->buf, 1, padded, r->f) != padded)
+		goto truncated;
+	*type = s.type;
+	*arg = s.arg;
+	*data = r->buf;
+	*len = s.size;
+	return 1;
+truncated:
+	p_err("capture file %s is truncated or corrupt (no END section): was the recording killed?",
+	      r->path);
+	return -EBADMSG;
+}
+
+int capture__pev(const void *data, size_t len, struct pev *e)
+{
+	struct kpcap_pev d;
+	const char *path = (const char *)data + sizeof(d);
+
+	if (len < sizeof(d) + 1 || path[len - sizeof(d) - 1] != '\0')
+		return -EBADMSG;
+	memcpy(&d, data, sizeof(d));
+	if (d.bid_len > USYMS_BUILD_ID_MAX)
+		return -EBADMSG;
+	memset(e, 0, sizeof(*e));
+	e->type = d.type;
+	e->pid = d.pid;
+	e->ppid = d.ppid;
+	e->bid_len = d.bid_len;
+	e->time = d.time;
+	e->start = d.start;
+	e->len = d.len;
+	e->pgoff = d.pgoff;
+	memcpy(e->build_id, d.build_id, d.bid_len);
+	e->path = path;
+	return 0;
+}

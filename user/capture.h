@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * capture.h - kprofcat capture files (-o FILE writes one, -i FILE reads).
+ *
+ * Format, version 1 (all integers little-endian, as the records are):
+ *
+ *	struct kpcap_header	64 bytes: magic "KPROFCAP", version (1),
+ *				header_size (64), abi_version (the
+ *				KPROF_ABI_VERSION the records follow), flags
+ *				(0), reserved (0)
+ *	sections, each:
+ *		struct kpcap_section { u32 type; u32 arg; u64 size; }
+ *		size bytes of payload, then zeros up to a multiple of 8
+ *	the END section last
+ *
+ * Section types (readers skip types they do not know):
+ *	META (1)	text, "key=value" lines: event, sample, hostname,
+ *			release, command
+ *	KALLSYMS (2)	/proc/kallsyms as read at the start of the run
+ *	PEV (3)		one process event (struct kpcap_pev + NUL-terminated
+ *			path): /proc/PID/maps snapshot lines (time 0) and
+ *			side-band mmap (with build-id)/exec/fork history
+ *	RECORDS (4)	arg = CPU; kprof records exactly as read from that
+ *			CPU's ring buffer (unknown types included)
+ *	DSO (5)		symbol snapshot of one DSO that samples hit: path,
+ *			build-id, PT_LOAD table, function symbols (see
+ *			usyms.c), so the capture symbolizes the same on any
+ *			machine
+ *	STATS (6)	arg = CPU; struct kprof_cpu_stats at the end of the run
+ *	END (7)		empty; a file without it was cut short
+ *
+ * A version 1 reader refuses files with another version.
+ */
+#ifndef KPROFCAT_CAPTURE_H
+#define KPROFCAT_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "usyms.h"
+
+#define KPCAP_MAGIC	"KPROFCAP"
+#define KPCAP_VERSION	1
+
+enum kpcap_type {
+	KPCAP_META = 1,
+	KPCAP_KALLSYMS = 2,
+	KPCAP_PEV = 3,
+	KPCAP_RECORDS = 4,
+	KPCAP_DSO = 5,
+	KPCAP_STATS = 6,
+	KPCAP_END = 7,
+};
+
+struct kpcap_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t header_size;
+	uint32_t abi_version;
+	uint32_t flags;
+	uint64_t reserved[5];
+};
+
+struct kpcap_section {
+	uint32_t type;
+	uint32_t arg;
+	uint64_t size;
+};
+
+struct kpcap_pev {
+	uint32_t type, pid, ppid, bid_len;
+	uint64_t time, start, len, pgoff;
+	unsigned char build_id[24];
+	/* char path[], NUL-terminated, for PEV_MMAP */
+};
+
+struct capture_writer;
+struct capture_reader;
+
+struct capture_writer *capture__create(const char *path);
+int capture__write(struct capture_writer *w, uint32_t type, uint32_t arg,
+		   const void *data, size_t len);
+/* Buffered: consecutive records of one CPU share a RECORDS section. */
+int capture__add_record(struct capture_writer *w, unsigned int cpu,
+			const void *rec, size_t len);
+int capture__write_pev(struct capture_writer *w, const struct pev *e);
+/* Write END and close; -errno (the file is incomplete) on any error. */
+int capture__close(struct capture_writer *w);
+
+struct capture_reader *capture__open(const char *path);
+void capture__close_reader(struct capture_reader *r);
+/* Start over at the first section. */
+int capture__rewind(struct capture_reader *r);
+/*
+ * Next section: 1 and TYPE/ARG/DATA/LEN (DATA valid until the next
+ * call), 0 at END, -EBADMSG for a truncated or malformed file.
+ */
+int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
+		  const void **data, size_t *len);
+/* PEV payload to a struct pev (path points into DATA).  -EBADMSG. */
+int capture__pev(const void *data, size_t len, struct pev *e);
+/* Whether PATH starts with the capture magic. */
+int capture__is_capture(const char *path);
+
+#endif

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kdev.c - the /dev/kprof control path.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "kdev.h"
+#include "print.h"
+#include "ring.h"
+
+struct kdev {
+	int fd;
+	char *path;
+	struct kprof_info info;
+	struct ring **rings;	/* by CPU; NULL where the CPU has no region */
+	void **maps;
+	unsigned int nr;
+	size_t stride;
+};
+
+static int paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+struct kdev *kdev__open(const char *path)
+{
+	struct kdev *d = calloc(1, sizeof(*d));
+	__u32 version = 0;
+
+	if (!d)
+		return NULL;
+	d->path = strdup(path);
+	d->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (d->fd < 0) {
+		int e = errno;
+
+		if (e == ENOENT || e == ENXIO || e == ENODEV)
+			p_err("no %s: load the module first (insmod kmod/kprof.ko)", path);
+		else if (e == EACCES || e == EPERM)
+			p_err("%s: permission denied (kernel.perf_event_paranoid=%d): run as root, or grant CAP_PERFMON, or chmod the device and set kernel.perf_event_paranoid to 0 or less",
+			      path, paranoid());
+		else if (e == EBUSY)
+			p_err("%s is busy: another kprofcat is reading it", path);
+		else
+			p_err("cannot open %s: %s", path, strerror(e));
+		goto fail;
+	}
+	if (ioctl(d->fd, KPROF_IOC_ABI_VERSION, &version)) {
+		p_err("%s does not answer KPROF_IOC_ABI_VERSION (%s): is it a kprof device?",
+		      path, strerror(errno));
+		goto fail;
+	}
+	if (version < KPROF_ABI_VERSION) {
+		p_err("ABI mismatch: %s speaks kprof ABI version %u, kprofcat was built for version %u: load the kprof.ko built from the same tree as kprofcat",
+		      path, version, KPROF_ABI_VERSION);
+		goto fail;
+	}
+	/* A newer module is fine if its control pages say it is compatible
+	 * with us: checked for every CPU when mapping (ring__new). */
+	return d;
+fail:
+	kdev__close(d);
+	return NULL;
+}
+
+static void unmap(struct kdev *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nr; i++) {
+		ring__free(d->rings[i]);
+		if (d->maps[i])
+			munmap(d->maps[i], d->stride);
+	}
+	free(d->rings);
+	free(d->maps);
+	d->rings = NULL;
+	d->maps = NULL;
+	d->nr = 0;
+}
+
+void kdev__close(struct kdev *d)
+{
+	if (!d)
+		return;
+	unmap(d);
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d->path);
+	free(d);
+}
+
+static void event_error(const char *what, const char *event, int e)
+{
+	if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV)
+		p_err("event '%s' is not supported here (%s): without a hardware PMU (e.g. under QEMU TCG) use a software event such as cpu-clock",
+		      event, strerror(e));
+	else if (e == EBUSY)
+		p_err("%s: kprof is busy (another kprofcat is recording, or still has the buffers mapped)",
+		      what);
+	else if (e == EACCES || e == EPERM)
+		p_err("%s: permission denied for event '%s' (kernel.perf_event_paranoid=%d): run as root or use --user-only",
+		      what, event, paranoid());
+	else if (e == E2BIG)
+		p_err("%s: the module is older than kprofcat and rejects fields it does not know: load the kprof.ko built with this kprofcat",
+		      what);
+	else if (e == EINVAL)
+		p_err("%s: the module rejected the configuration of '%s' (a bad -F/-c/-C/--buffer-pages/--watermark value?)",
+		      what, event);
+	else
+		p_err("%s failed for event '%s': %s", what, event, strerror(e));
+}
+
+static int map_all(struct kdev *d)
+{
+	unsigned int cpu;
+
+	d->info.size = sizeof(d->info);
+	if (ioctl(d->fd, KPROF_IOC_GET_INFO, &d->info)) {
+		p_err("KPROF_IOC_GET_INFO on %s: %s", d->path, strerror(errno));
+		return -errno;
+	}
+	if (d->info.nr_cpu_ids > KPROF_MAX_CPUS || !d->info.mmap_stride) {
+		p_err("%s reports an impossible layout (%u CPUs, stride %llu)", d->path,
+		      d->info.nr_cpu_ids, (unsigned long long)d->info.mmap_stride);
+		return -EINVAL;
+	}
+	d->nr = d->info.nr_cpu_ids;
+	d->stride = d->info.mmap_stride;
+	d->rings = calloc(d->nr, sizeof(*d->rings));
+	d->maps = calloc(d->nr, sizeof(*d->maps));
+	if (!d->rings || !d->maps)
+		return -ENOMEM;
+	for (cpu = 0; cpu < d->nr; cpu++) {
+		void *m = mmap(NULL, d->stride, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd,
+			       (off_t)cpu * d->stride);
+
+		if (m == MAP_FAILED) {
+			if (errno == ENODEV)
+				continue;	/* not a possible CPU */
+			p_err("mapping the buffer of CPU %u of %s: %s", cpu, d->path,
+			      strerror(errno));
+			return -errno;
+		}
+		d->maps[cpu] = m;
+		d->rings[cpu] = ring__new(m, d->stride);
+		if (!d->rings[cpu])
+			return -errno;
+	}
+	return 0;
+}
+
+int kdev__configure(struct kdev *d, const struct kprof_config *c, const char *event)
+{
+	int ret;
+
+	/* New buffer sizes cannot be set under a mapping. */
+	unmap(d);
+	if (ioctl(d->fd, KPROF_IOC_SET_CONFIG, c)) {
+		event_error("KPROF_IOC_SET_CONFIG", event, errno);
+		return -errno;
+	}
+	ret = map_all(d);
+	if (ret)
+		unmap(d);
+	return ret;
+}
+
+int kdev__start(struct kdev *d, const char *event)
+{
+	if (ioctl(d->fd, KPROF_IOC_START)) {
+		event_error("KPROF_IOC_START", event, errno);
+		return -errno;
+	}
+	return 0;
+}
+
+int kdev__stop(struct kdev *d)
+{
+	if (ioctl(d->fd, KPROF_IOC_STOP)) {
+		p_err("KPROF_IOC_STOP: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int kdev__fd(const struct kdev *d)
+{
+	return d->fd;
+}
+
+unsigned int kdev__nr_cpus(const struct kdev *d)
+{
+	return d->nr;
+}
+
+int kdev__read(struct kdev *d, kdev_record_fn fn, void *ctx)
+{
+	unsigned int cpu;
+	int ret = 0;
+
+	for (cpu = 0; cpu < d->nr && !ret; cpu++) {
+		struct ring *r = d->rings[cpu];
+		const void *rec;
+		size_t len;
+		int err;
+
+		if (!r)
+			continue;
+		err = ring__read_init(r);
+		if (err == -EAGAIN)
+			continue;
+		while (!err && (err = ring__read_event(r, &rec, &len)) == 0) {
+			ret = fn(ctx, cpu, rec, len);
+			if (ret == -EBADMSG) {
+				p_warn("CPU %u: malformed record of type %u (size %zu) skipped",
+				       cpu, *(const __u32 *)rec, len);
+				ret = 0;
+			}
+			if (ret)
+				break;
+			ring__consume(r);
+		}
+		if (err == -EBADMSG)
+			p_warn("CPU %u: record with an impossible size in the buffer: dropping the rest of what the kernel published",
+			       cpu);
+		ring__read_done(r);
+	}
+	return ret;
+}
+
+int kdev__stats(struct kdev *d, unsigned int cpu, struct kprof_cpu_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->size = sizeof(*out);
+	out->cpu = cpu;
+	if (ioctl(d->fd, KPROF_IOC_GET_STATS, out)) {
+		int e = errno;
+
+		memset(out, 0, sizeof(*out));
+		return -e;
+	}
+	return 0;
+}
+
+void kdev__totals(const struct kdev *d, unsigned long long *samples,
+		  unsigned long long *lost, unsigned long long *throttled)
+{
+	unsigned int cpu;
+
+	*samples = *lost = *throttled = 0;
+	for (cpu = 0; cpu < d->nr; cpu++) {
+		const struct kprof_counters *c;
+
+		if (!d->rings[cpu])
+			continue;
+		c = &ring__page(d->rings[cpu])->counters;
+		*samples += __atomic_load_n(&c->samples, __ATOMIC_RELAXED);
+		*lost += __atomic_load_n(&c->lost_full, __ATOMIC_RELAXED) +
+			 __atomic_load_n(&c->lost_nested, __ATOMIC_RELAXED) +
+			 __atomic_load_n(&c->lost_stopped, __ATOMIC_RELAXED) +
+			 __atomic_load_n(&c->lost_throttled, __ATOMIC_RELAXED);
+		*throttled += __atomic_load_n(&c->throttles, __ATOMIC_RELAXED) +
+			      __atomic_load_n(&c->kernel_throttles, __ATOMIC_RELAXED);
+	}
+}
+
+unsigned long long kdev__bad_sizes(const struct kdev *d)
+{
+	unsigned long long n = 0;
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < d->nr; cpu++)
+		if (d->rings[cpu])
+			n += ring__bad_records(d->rings[cpu]);
+	return n;
+}
+
+unsigned long long kdev__discarded(const struct kdev *d)
+{
+	unsigned long long n = 0;
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < d->nr; cpu++)
+		if (d->rings[cpu])
+			n += ring__discarded_bytes(d->rings[cpu]);
+	return n;
+}

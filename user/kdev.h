@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kdev.h - /dev/kprof: open with ABI check, configure, map every CPU's
+ * buffer, start/stop, drain, statistics.
+ */
+#ifndef KPROFCAT_KDEV_H
+#define KPROFCAT_KDEV_H
+
+#include <stddef.h>
+
+#include <linux/kprof.h>
+
+struct kdev;
+
+typedef int (*kdev_record_fn)(void *ctx, unsigned int cpu, const void *rec, size_t len);
+
+/* NULL after a message naming the problem and the fix. */
+struct kdev *kdev__open(const char *path);
+void kdev__close(struct kdev *d);
+/* SET_CONFIG (EVENT names the event in messages), then map the buffers. */
+int kdev__configure(struct kdev *d, const struct kprof_config *c, const char *event);
+int kdev__start(struct kdev *d, const char *event);
+int kdev__stop(struct kdev *d);
+int kdev__fd(const struct kdev *d);
+/* Read everything published now; FN's first error stops it. */
+int kdev__read(struct kdev *d, kdev_record_fn fn, void *ctx);
+unsigned int kdev__nr_cpus(const struct kdev *d);
+/* Counters of CPU (KPROF_IOC_GET_STATS); out->size 0 if the CPU has none. */
+int kdev__stats(struct kdev *d, unsigned int cpu, struct kprof_cpu_stats *out);
+/* Sums over all control pages, for the live status line. */
+void kdev__totals(const struct kdev *d, unsigned long long *samples,
+		  unsigned long long *lost, unsigned long long *throttled);
+unsigned long long kdev__bad_sizes(const struct kdev *d);
+unsigned long long kdev__discarded(const struct kdev *d);
+
+#endif

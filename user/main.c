@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - kprofcat's command line: a command table (bpftool style) whose
+ * default entry profiles; options become a struct kprof_config and an
+ * output format.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <linux/kprof.h>
+
+#include "capture.h"
+#include "config.h"
+#include "output.h"
+#include "print.h"
+#include "record.h"
+#include "throttle_sim.h"
+
+#define DEFAULT_DEVICE	"/dev/kprof"
+#define DEFAULT_FREQ	4000
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: kprofcat [OPTIONS] [DEVICE|FILE] [-- CMD [ARG...]]\n"
+"       kprofcat throttle-sim [OPTIONS]      (see kprofcat throttle-sim --help)\n"
+"\n"
+"Streams kprof samples from DEVICE (default " DEFAULT_DEVICE ") until Ctrl-C, --duration,\n"
+"or until CMD exits; or reads a capture FILE written with -o.\n"
+"\n"
+"Sampling:\n"
+"  -e, --event EVENT      cpu-clock (default), task-clock, cycles, instructions,\n"
+"                         cache-references, cache-misses, branches, branch-misses,\n"
+"                         ref-cycles, rNNNN (raw, hex)\n"
+"  -F, --freq HZ          samples per second per CPU (default %d)\n"
+"  -c, --count PERIOD     one sample every PERIOD events (instead of -F)\n"
+"  -g, --call-graph       record kernel and user call chains\n"
+"  -C, --cpu LIST         CPUs to sample, e.g. 0,2-3 (default all)\n"
+"  -p, --pid PID          keep only samples of process PID\n"
+"  -a, --all-cpus         with -- CMD: keep samples of every process\n"
+"      --user-only        exclude kernel mode\n"
+"      --kernel-only      exclude user mode\n"
+"      --buffer-pages N   data pages per CPU buffer (power of two)\n"
+"      --watermark BYTES  wake the reader after this many bytes\n"
+"  -d, --duration SEC     stop after SEC seconds\n"
+"Files:\n"
+"  -o, --output FILE      save a capture (records, kallsyms, maps, symbols)\n"
+"  -i, --input FILE       read a capture instead of the device\n"
+"Output (default: perf script text):\n"
+"      --folded           folded stacks, comm;root;...;leaf COUNT\n"
+"      --weight=period    with --folded: count periods, not samples\n"
+"      --report           top symbols by self and total share\n"
+"      --stats            per-CPU counters; --json for JSON\n"
+"  -h, --help             this text\n",
+		DEFAULT_FREQ);
+}
+
+enum {
+	OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_BUFFER_PAGES, OPT_WATERMARK,
+	OPT_FOLDED, OPT_WEIGHT, OPT_REPORT, OPT_STATS, OPT_JSON,
+};
+
+static const struct option long_opts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "call-graph", no_argument, NULL, 'g' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "input", required_argument, NULL, 'i' },
+	{ "user-only", no_argument, NULL, OPT_USER_ONLY },
+	{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
+	{ "buffer-pages", required_argument, NULL, OPT_BUFFER_PAGES },
+	{ "watermark", required_argument, NULL, OPT_WATERMARK },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "weight", required_argument, NULL, OPT_WEIGHT },
+	{ "report", no_argument, NULL, OPT_REPORT },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_u64(const char *opt, const char *s, unsigned long long max,
+		     unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	if (errno || end == s || *end || s[0] == '-' || !*out || *out > max) {
+		p_err("bad value '%s' for %s: want a number from 1 to %llu", s, opt, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+enum format { FMT_SCRIPT, FMT_FOLDED, FMT_REPORT, FMT_STATS };
+
+static int cmd_profile(int argc, char **argv)
+{
+	struct record_opts o = { .device = DEFAULT_DEVICE, .event = "cpu-clock" };
+	unsigned long long v, freq = 0, period = 0;
+	enum format fmt = FMT_SCRIPT;
+	int fmt_given = 0, json = 0, weight_period = 0, callchain = 0, opt;
+	const char *input = NULL;
+	static char event_name[64];
+	struct output *out = NULL;
+	struct stat st;
+	int status;
+
+	o.cfg.size = sizeof(o.cfg);
+	config__parse_event(&o.cfg, o.event);
+	/* Everything after the first "--" is the command, options or not. */
+	for (opt = 1; opt < argc; opt++) {
+		if (!strcmp(argv[opt], "--")) {
+			if (opt + 1 == argc) {
+				p_err("nothing after '--': give the command to profile");
+				return 2;
+			}
+			o.cmd = argv + opt + 1;
+			argc = opt;
+			break;
+		}
+	}
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "e:F:c:gC:p:ad:o:i:h", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			if (config__parse_event(&o.cfg, optarg))
+				return 2;
+			o.event = optarg;
+			break;
+		case 'F':
+			if (parse_u64("-F", optarg, 1000000, &freq))
+				return 2;
+			break;
+		case 'c':
+			if (parse_u64("-c", optarg, ~0ULL >> 1, &period))
+				return 2;
+			break;
+		case 'g':
+			callchain = 1;
+			break;
+		case 'C':
+			if (config__parse_cpus(&o.cfg, optarg))
+				return 2;
+			break;
+		case 'p':
+			if (parse_u64("-p", optarg, 1 << 22, &v))
+				return 2;
+			o.pid = v;
+			break;
+		case 'a':
+			o.all = 1;
+			break;
+		case 'd': {
+			char *end;
+
+			o.duration = strtod(optarg, &end);
+			if (end == optarg || *end || !(o.duration > 0)) {
+				p_err("bad value '%s' for --duration: want seconds > 0", optarg);
+				return 2;
+			}
+			break;
+		}
+		case 'o':
+			o.out_path = optarg;
+			break;
+		case 'i':
+			input = optarg;
+			break;
+		case OPT_USER_ONLY:
+			o.cfg.flags |= KPROF_CFG_EXCLUDE_KERNEL;
+			break;
+		case OPT_KERNEL_ONLY:
+			o.cfg.flags |= KPROF_CFG_EXCLUDE_USER;
+			break;
+		case OPT_BUFFER_PAGES:
+			if (parse_u64("--buffer-pages", optarg, 1 << 20, &v))
+				return 2;
+			if (v & (v - 1)) {
+				p_err("--buffer-pages %llu is not a power of two", v);
+				return 2;
+			}
+			o.cfg.buffer_pages = v;
+			break;
+		case OPT_WATERMARK:
+			if (parse_u64("--watermark", optarg, 1U << 31, &v))
+				return 2;
+			o.cfg.watermark = v;
+			break;
+		case OPT_FOLDED:
+		case OPT_REPORT:
+		case OPT_STATS:
+			if (fmt_given) {
+				p_err("--folded, --report and --stats exclude each other: pick one");
+				return 2;
+			}
+			fmt_given = 1;
+			fmt = opt == OPT_FOLDED ? FMT_FOLDED : opt == OPT_REPORT ? FMT_REPORT : FMT_STATS;
+			break;
+		case OPT_WEIGHT:
+			if (strcmp(optarg, "period") && strcmp(optarg, "samples")) {
+				p_err("bad value '%s' for --weight: use period or samples", optarg);
+				return 2;
+			}
+			weight_period = !strcmp(optarg, "period");
+			break;
+		case OPT_JSON:
+			json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "Try 'kprofcat --help'.\n");
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		if (o.cmd) {
+			p_err("unexpected argument '%s': a command follows '--', a DEVICE or FILE cannot come with it",
+			      argv[optind]);
+			return 2;
+		}
+		if (optind + 1 < argc) {
+			p_err("unexpected argument '%s': to profile a command, put it after '--'",
+			      argv[optind + 1]);
+			return 2;
+		}
+		if (stat(argv[optind], &st) == 0 && S_ISREG(st.st_mode))
+			input = argv[optind];
+		else
+			o.device = argv[optind];
+	}
+	if (freq && period) {
+		p_err("-F and -c exclude each other: sample by frequency or by period");
+		return 2;
+	}
+	if (json && fmt != FMT_STATS) {
+		p_err("--json only applies to --stats");
+		return 2;
+	}
+	if (weight_period && fmt != FMT_FOLDED) {
+		p_err("--weight only applies to --folded");
+		return 2;
+	}
+	if ((o.cfg.flags & KPROF_CFG_EXCLUDE_USER) && (o.cfg.flags & KPROF_CFG_EXCLUDE_KERNEL)) {
+		p_err("--user-only and --kernel-only exclude each other");
+		return 2;
+	}
+	if (input && (o.cmd || o.out_path || o.duration > 0)) {
+		p_err("-i reads a capture: -- CMD, -o and --duration only apply to recording");
+		return 2;
+	}
+	if (o.pid && o.cmd) {
+		p_err("-p and -- CMD exclude each other");
+		return 2;
+	}
+	if (period) {
+		o.cfg.sample = period;
+	} else {
+		o.cfg.sample = freq ? freq : DEFAULT_FREQ;
+		o.cfg.flags |= KPROF_CFG_FREQ;
+	}
+	if (callchain) {
+		o.cfg.flags |= KPROF_CFG_CALLCHAIN_KERNEL | KPROF_CFG_CALLCHAIN_USER;
+		o.cfg.kernel_stack = KPROF_MAX_STACK;
+		o.cfg.user_stack = KPROF_MAX_STACK;
+	}
+	if (!o.cfg.buffer_pages)
+		o.cfg.buffer_pages = 64;
+
+	if (input)
+		snprintf(event_name, sizeof(event_name), "%s", "unknown");
+	else
+		snprintf(event_name, sizeof(event_name), "%s", o.event);
+	if (!o.out_path || fmt_given) {
+		switch (fmt) {
+		case FMT_SCRIPT:
+			out = output_script__new(stdout, event_name);
+			break;
+		case FMT_FOLDED:
+			out = output_folded__new(stdout, weight_period);
+			break;
+		case FMT_REPORT:
+			out = output_report__new(stdout, event_name);
+			break;
+		case FMT_STATS:
+			out = output_stats__new(stdout, json);
+			break;
+		}
+		if (!out) {
+			p_err("out of memory");
+			return 1;
+		}
+	}
+	if (input) {
+		if (!capture__is_capture(input)) {
+			p_err("%s is not a kprofcat capture file (written with -o)", input);
+			output__free(out);
+			return 1;
+		}
+		status = record__replay(input, out, o.pid, event_name, sizeof(event_name));
+	} else {
+		o.out = out;
+		status = record__live(&o);
+	}
+	output__free(out);
+	return status;
+}
+
+struct cmd {
+	const char *name;
+	int (*func)(int argc, char **argv);
+};
+
+static const struct cmd cmds[] = {
+	{ "throttle-sim", throttle_sim_main },
+	{ NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	const struct cmd *c;
+
+	if (argc > 1) {
+		for (c = cmds; c->name; c++)
+			if (!strcmp(argv[1], c->name))
+				return c->func(argc - 1, argv + 1);
+	}
+	return cmd_profile(argc, argv);
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * output.h - the output formats: perf-script text (default), folded stacks,
+ * a symbol report and statistics (text or JSON).
+ */
+#ifndef KPROFCAT_OUTPUT_H
+#define KPROFCAT_OUTPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "decode.h"
+
+/* One symbolized frame, leaf first. */
+struct out_frame {
+	uint64_t addr;		/* as perf prints it: kernel IP, user DSO offset */
+	const char *sym;	/* NULL: [unknown] */
+	uint64_t off;
+	const char *dso;
+	int kernel;
+};
+
+/* Per-CPU kernel counters and reader-side totals, for --stats. */
+struct out_summary {
+	const struct kprof_cpu_stats *cpu;	/* nr_cpu entries, cpu[i].size 0: none */
+	unsigned int nr_cpu;
+	const struct decode_stats *decode;
+	uint64_t misordered;	/* released after a newer record */
+	uint64_t bad_sizes;	/* records with an impossible size (ring) */
+	uint64_t discarded;	/* bytes dropped after them */
+	uint64_t filtered;	/* samples of other processes (-p, -- CMD) */
+	uint64_t sideband_lost;
+	double seconds;		/* of recording; 0 when reading a capture */
+};
+
+struct output;
+
+struct output_ops {
+	int (*sample)(struct output *o, const struct kp_record *r,
+		      const struct out_frame *f, unsigned int nr);
+	int (*event)(struct output *o, const struct kp_record *r);
+	int (*finish)(struct output *o, const struct out_summary *s);
+	void (*free)(struct output *o);
+};
+
+struct output {
+	const struct output_ops *ops;
+	FILE *f;
+	int needs_frames;	/* symbolize samples for it */
+};
+
+struct output *output_script__new(FILE *f, const char *event);
+struct output *output_folded__new(FILE *f, int weight_period);
+struct output *output_report__new(FILE *f, const char *event);
+struct output *output_stats__new(FILE *f, int json);
+
+static inline int output__sample(struct output *o, const struct kp_record *r,
+				 const struct out_frame *f, unsigned int nr)
+{
+	return o->ops->sample ? o->ops->sample(o, r, f, nr) : 0;
+}
+
+static inline int output__event(struct output *o, const struct kp_record *r)
+{
+	return o->ops->event ? o->ops->event(o, r) : 0;
+}
+
+static inline int output__finish(struct output *o, const struct out_summary *s)
+{
+	return o->ops->finish ? o->ops->finish(o, s) : 0;
+}
+
+static inline void output__free(struct output *o)
+{
+	if (o)
+		o->ops->free(o);
+}
+
+#endif

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * print.c - the one place kprofcat's diagnostics are formatted.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "print.h"
+
+static int quiet;
+
+void p_set_quiet(int q)
+{
+	quiet = q;
+}
+
+static void p_vprint(const char *kind, const char *fmt, va_list ap)
+{
+	if (quiet)
+		return;
+	fprintf(stderr, "kprofcat: %s: ", kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void p_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	p_vprint("error", fmt, ap);
+	va_end(ap);
+}
+
+void p_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	p_vprint("warning", fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * record.c - live recording and capture replay.
+ *
+ * Live: configure and map /dev/kprof, open the side band, fork CMD (held
+ * on a pipe until kprof runs, so its first instructions are sampled), then
+ * poll: side band first (so maps are known before the samples that need
+ * them leave the reordering window), then every CPU buffer, then emit what
+ * left the window.  After the stop, whatever the kernel wrote last (the
+ * final LOST records) is drained and everything is emitted.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include "capture.h"
+#include "kdev.h"
+#include "print.h"
+#include "record.h"
+#include "session.h"
+#include "sideband.h"
+
+#define WINDOW_NS	(200 * 1000000ULL)
+#define POLL_MS		50
+#define MAX_POLLFDS	(KPROF_MAX_CPUS + 1)
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int write_meta(struct capture_writer *w, const struct record_opts *o)
+{
+	struct utsname u;
+	char meta[4096];
+	int n;
+
+	uname(&u);
+	n = snprintf(meta, sizeof(meta),
+		     "event=%s\nsample=%llu\nfreq=%d\nhostname=%s\nrelease=%s\ncommand=%s\n",
+		     o->event, (unsigned long long)o->cfg.sample,
+		     !!(o->cfg.flags & KPROF_CFG_FREQ), u.nodename, u.release,
+		     o->cmd ? o->cmd[0] : "");
+	return capture__write(w, KPCAP_META, 0, meta, n < (int)sizeof(meta) ? n : (int)sizeof(meta) - 1);
+}
+
+/*
+ * CMD is held until kprof runs.  When kprofcat's stdout carries the
+ * profile, CMD's stdout goes to kprofcat's stderr so the two streams
+ * never interleave (the parsers reading the profile would choke).
+ */
+static pid_t spawn_held(char **cmd, int stdout_to_stderr, int *go)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC)) {
+		p_err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		p_err("fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (!pid) {
+		char c;
+
+		close(p[1]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		/* EOF instead of the byte: kprofcat gave up before starting. */
+		if (read(p[0], &c, 1) != 1)
+			_exit(127);
+		if (stdout_to_stderr && dup2(2, 1) < 0)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		p_err("cannot run '%s': %s", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	*go = p[1];
+	return pid;
+}
+
+static int on_record(void *s, unsigned int cpu, const void *rec, size_t len)
+{
+	return session__record(s, cpu, rec, len);
+}
+
+static int write_dso(void *ctx, const void *blob, size_t len)
+{
+	return capture__write(ctx, KPCAP_DSO, 0, blob, len);
+}
+
+static void status_line(struct kdev *d, double t0, double *last, unsigned long long *last_samples)
+{
+	unsigned long long samples, lost, throttled;
+	double t = now();
+
+	if (t - *last < 1.0)
+		return;
+	kdev__totals(d, &samples, &lost, &throttled);
+	fprintf(stderr, "\r\033[K[kprofcat %.0fs] %.0f samples/s, %llu lost, %llu throttled",
+		t - t0, (samples - *last_samples) / (t - *last), lost, throttled);
+	*last = t;
+	*last_samples = samples;
+}
+
+int record__live(struct record_opts *o)
+{
+	struct session_opts so = { .out = o->out, .window_ns = WINDOW_NS };
+	struct kprof_cpu_stats *stats = NULL;
+	struct capture_writer *cap = NULL;
+	struct sideband *sb = NULL;
+	struct session *s = NULL;
+	struct pollfd pfds[MAX_POLLFDS];
+	unsigned long long last_samples = 0;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct out_summary sum = { 0 };
+	int status = 1, go = -1, child_status = 0, ret, tty = isatty(2);
+	pid_t child = 0;
+	struct kdev *d;
+	double t0 = now(), last_status = t0;
+	unsigned int cpu;
+
+	d = kdev__open(o->device);
+	if (!d)
+		return 1;
+	if (kdev__configure(d, &o->cfg, o->event))
+		goto out;
+	if (o->out_path) {
+		cap = capture__create(o->out_path);
+		if (!cap || write_meta(cap, o))
+			goto out;
+	}
+	if (o->cmd) {
+		child = spawn_held(o->cmd, o->out != NULL, &go);
+		if (child < 0)
+			goto out;
+	}
+	if (o->pid && !o->all)
+		sb = sideband__open(o->pid);
+	else if (child && !o->all)
+		sb = sideband__open(child);
+	else
+		sb = sideband__open(-1);
+	so.cap = cap;
+	so.proc_fallback = !sb;
+	if (o->pid && !o->all) {
+		so.filter = FILTER_PID;
+		so.pid = o->pid;
+	} else if (child && !o->all) {
+		so.filter = FILTER_TREE;
+		so.pid = child;
+	}
+	{
+		struct ksyms *k = ksyms__load("/proc/kallsyms");
+		size_t klen;
+		const char *ktext = k ? ksyms__text(k, &klen) : NULL;
+
+		if (cap && ktext && capture__write(cap, KPCAP_KALLSYMS, 0, ktext, klen))
+			goto out;
+		s = session__new(&so, k);
+		if (!s) {
+			ksyms__free(k);
+			p_err("out of memory");
+			goto out;
+		}
+	}
+	/* What was mapped before we started listening. */
+	if (so.filter == FILTER_ALL)
+		sideband__snapshot_all(session__pev, s);
+	else
+		sideband__snapshot_pid(so.pid, 0, session__pev, s);
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (kdev__start(d, o->event))
+		goto out;
+	if (child) {
+		if (write(go, "g", 1) != 1) {
+			p_err("cannot release '%s': %s", o->cmd[0], strerror(errno));
+			goto stop;
+		}
+		close(go);
+		go = -1;
+	}
+	t0 = last_status = now();
+	while (!stop_requested) {
+		int n = 0;
+
+		if (o->duration > 0 && now() - t0 >= o->duration)
+			break;
+		if (child) {
+			pid_t w = waitpid(child, &child_status, WNOHANG);
+
+			if (w == child) {
+				child = 0;
+				break;
+			}
+		}
+		pfds[n].fd = kdev__fd(d);
+		pfds[n].events = POLLIN;
+		pfds[n++].revents = 0;
+		n += sideband__pollfds(sb, pfds + n, MAX_POLLFDS - n);
+		if (poll(pfds, n, POLL_MS) < 0 && errno != EINTR) {
+			p_err("poll: %s", strerror(errno));
+			break;
+		}
+		ret = sideband__read(sb, session__pev, s);
+		if (!ret)
+			ret = kdev__read(d, on_record, s);
+		if (!ret)
+			ret = session__flush(s, 0);
+		if (ret)
+			goto stop;
+		if (tty)
+			status_line(d, t0, &last_status, &last_samples);
+	}
+	status = 0;
+stop:
+	kdev__stop(d);
+	if (tty)
+		fputs("\r\033[K", stderr);
+	if (child) {
+		/* Stopped early (Ctrl-C, --duration): do not leave CMD behind. */
+		kill(child, SIGTERM);
+		waitpid(child, &child_status, 0);
+		child = 0;
+	}
+	ret = sideband__read(sb, session__pev, s);
+	if (!ret)
+		ret = kdev__read(d, on_record, s);
+	if (!ret)
+		ret = session__flush(s, 1);
+	if (ret)
+		status = 1;
+
+	stats = calloc(kdev__nr_cpus(d) + 1, sizeof(*stats));
+	if (!stats)
+		goto out;
+	for (cpu = 0; cpu < kdev__nr_cpus(d); cpu++) {
+		kdev__stats(d, cpu, &stats[cpu]);
+		if (cap && stats[cpu].size &&
+		    capture__write(cap, KPCAP_STATS, cpu, &stats[cpu], sizeof(stats[cpu])))
+			status = 1;
+	}
+	sum.cpu = stats;
+	sum.nr_cpu = kdev__nr_cpus(d);
+	sum.decode = session__decode_stats(s);
+	sum.misordered = session__misordered(s);
+	sum.bad_sizes = kdev__bad_sizes(d);
+	sum.discarded = kdev__discarded(d);
+	sum.filtered = session__filtered(s);
+	sum.sideband_lost = sideband__lost(sb);
+	sum.seconds = now() - t0;
+	if (o->out && output__finish(o->out, &sum))
+		status = 1;
+	if (sum.misordered)
+		p_warn("%llu records arrived later than the %llu ms reordering window and were printed out of order",
+		       (unsigned long long)sum.misordered, WINDOW_NS / 1000000);
+	if (sum.sideband_lost)
+		p_warn("the side band lost %llu process events: some frames may be [unknown]",
+		       (unsigned long long)sum.sideband_lost);
+	if (cap) {
+		if (usyms__save_dsos(session__usyms(s), write_dso, cap))
+			status = 1;
+		if (capture__close(cap))
+			status = 1;
+		cap = NULL;
+		if (!status)
+			fprintf(stderr, "kprofcat: wrote %llu samples to %s\n",
+				(unsigned long long)session__samples_out(s), o->out_path);
+	}
+	if (!status && WIFEXITED(child_status))
+		status = WEXITSTATUS(child_status);
+	else if (!status && WIFSIGNALED(child_status))
+		status = 128 + WTERMSIG(child_status);
+out:
+	if (go >= 0)
+		close(go);	/* the held child sees EOF and exits 127 */
+	if (child)
+		waitpid(child, NULL, 0);
+	if (cap)
+		capture__close(cap);
+	free(stats);
+	session__free(s);
+	sideband__close(sb);
+	kdev__close(d);
+	return status;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static int replay_records(struct session *s, unsigned int cpu, const unsigned char *p, size_t len)
+{
+	size_t pos = 0;
+
+	while (pos < len) {
+		const struct kprof_record_header *h = (const void *)(p + pos);
+		int ret;
+
+		if (len - pos < sizeof(*h) || h->size < sizeof(*h) || h->size % 8 ||
+		    h->size > len - pos) {
+			p_err("capture: CPU %u record at offset %zu has an impossible size", cpu, pos);
+			return -EBADMSG;
+		}
+		ret = session__record(s, cpu, h, h->size);
+		if (ret && ret != -EBADMSG)
+			return ret;
+		pos += h->size;
+	}
+	return session__flush(s, 0);
+}
+
+int record__replay(const char *path, struct output *out, int pid,
+		   char *event, size_t event_len)
+{
+	struct session_opts so = { .out = out, .window_ns = WINDOW_NS };
+	struct capture_reader *r = capture__open(path);
+	struct kprof_cpu_stats *stats = NULL;
+	struct out_summary sum = { 0 };
+	struct session *s = NULL;
+	unsigned int nr_stats = 0;
+	struct ksyms *k = NULL;
+	uint32_t type, arg;
+	const void *data;
+	size_t len;
+	int ret, status = 1;
+
+	if (!r)
+		return 1;
+	if (pid) {
+		so.filter = FILTER_PID;
+		so.pid = pid;
+	}
+	/* Pass 1: everything but the records, so symbols are complete. */
+	s = session__new(&so, NULL);
+	if (!s)
+		goto out;
+	while ((ret = capture__next(r, &type, &arg, &data, &len)) > 0) {
+		struct pev e;
+
+		switch (type) {
+		case KPCAP_META: {
+			const char *ev = memmem(data, len, "event=", 6);
+
+			if (ev && (ev == data || ev[-1] == '\n')) {
+				size_t n = 0;
+
+				ev += 6;
+				while (ev + n < (const char *)data + len && ev[n] != '\n' &&
+				       n + 1 < event_len)
+					n++;
+				memcpy(event, ev, n);
+				event[n] = '\0';
+			}
+			break;
+		}
+		case KPCAP_KALLSYMS:
+			if (k)
+				break;
+			k = ksyms__new(data, len);
+			if (!k)
+				goto out;
+			session__free(s);
+			s = session__new(&so, k);
+			if (!s)
+				goto out;
+			break;
+		case KPCAP_PEV:
+			if (capture__pev(data, len, &e) || session__pev(s, &e)) {
+				p_err("capture %s: malformed process event", path);
+				goto out;
+			}
+			break;
+		case KPCAP_DSO:
+			if (usyms__load_dso(session__usyms(s), data, len)) {
+				p_err("capture %s: malformed DSO symbol section", path);
+				goto out;
+			}
+			break;
+		case KPCAP_STATS: {
+			struct kprof_cpu_stats *ns;
+
+			if (arg >= KPROF_MAX_CPUS)
+				break;
+			if (arg >= nr_stats) {
+				ns = realloc(stats, (arg + 1) * sizeof(*stats));
+				if (!ns)
+					goto out;
+				memset(ns + nr_stats, 0, (arg + 1 - nr_stats) * sizeof(*ns));
+				stats = ns;
+				nr_stats = arg + 1;
+			}
+			memcpy(&stats[arg], data, len < sizeof(*stats) ? len : sizeof(*stats));
+			stats[arg].size = sizeof(*stats);
+			break;
+		}
+		}
+	}
+	if (ret < 0)
+		goto out;
+	/*
+	 * The kallsyms section comes before any process event, so the
+	 * session rebuilt for it above lost nothing.
+	 */
+	if (capture__rewind(r))
+		goto out;
+	while ((ret = capture__next(r, &type, &arg, &data, &len)) > 0) {
+		if (type != KPCAP_RECORDS)
+			continue;
+		ret = replay_records(s, arg, data, len);
+		if (ret)
+			goto out;
+	}
+	if (ret < 0 || session__flush(s, 1))
+		goto out;
+	sum.cpu = stats;
+	sum.nr_cpu = nr_stats;
+	sum.decode = session__decode_stats(s);
+	sum.misordered = session__misordered(s);
+	sum.filtered = session__filtered(s);
+	if (output__finish(out, &sum))
+		goto out;
+	status = 0;
+out:
+	free(stats);
+	session__free(s);
+	capture__close_reader(r);
+	return status;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * record.h - the two ways a run gets its records: live from /dev/kprof
+ * (record__live) or from a capture file (record__replay).
+ */
+#ifndef KPROFCAT_RECORD_H
+#define KPROFCAT_RECORD_H
+
+#include <linux/kprof.h>
+
+#include "output.h"
+
+struct record_opts {
+	const char *device;
+	struct kprof_config cfg;
+	const char *event;	/* its name, for messages and the output */
+	double duration;	/* seconds, 0: until Ctrl-C or CMD exits */
+	char **cmd;		/* -- CMD ARGS */
+	int all;		/* -a */
+	int pid;		/* -p PID, 0 if none */
+	const char *out_path;	/* -o */
+	struct output *out;	/* NULL: -o alone */
+	int want_stats;		/* fill the summary from the device */
+};
+
+/* Returns the exit status kprofcat should exit with. */
+int record__live(struct record_opts *o);
+/* EVENT receives the recorded event's name (before any output). */
+int record__replay(const char *path, struct output *out, int pid,
+		   char *event, size_t event_len);
+
+#endif

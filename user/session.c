@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * session.c - glue between the reader, the symbolizers and the outputs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+#include "print.h"
+#include "session.h"
+#include "sideband.h"
+#include "strmap.h"
+
+#define MERGE_MAX_HELD		(1U << 20)
+#define MAX_FRAMES		(2 * KPROF_MAX_STACK + 1)
+
+struct session {
+	struct session_opts o;
+	struct ksyms *ksyms;
+	struct usyms *usyms;
+	struct merge *merge;
+	struct decode_stats dst;
+	struct strmap *tree;	/* FILTER_TREE: pids in the tree */
+	struct strmap *seen;	/* proc_fallback: pids looked at */
+	uint64_t filtered;
+	uint64_t samples_out;
+	int err;
+};
+
+static struct strmap_entry *pid_entry(struct strmap *m, uint32_t pid)
+{
+	char key[16];
+	int n = snprintf(key, sizeof(key), "%u", pid);
+
+	return strmap__get(m, key, n);
+}
+
+struct session *session__new(const struct session_opts *o, struct ksyms *k)
+{
+	struct session *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->o = *o;
+	s->ksyms = k;
+	s->usyms = usyms__new();
+	s->merge = merge__new(o->window_ns, MERGE_MAX_HELD);
+	s->tree = strmap__new();
+	s->seen = strmap__new();
+	if (!s->usyms || !s->merge || !s->tree || !s->seen) {
+		session__free(s);
+		return NULL;
+	}
+	if (o->filter == FILTER_TREE && !pid_entry(s->tree, o->pid)) {
+		session__free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void session__free(struct session *s)
+{
+	if (!s)
+		return;
+	ksyms__free(s->ksyms);
+	usyms__free(s->usyms);
+	merge__free(s->merge);
+	strmap__free(s->tree);
+	strmap__free(s->seen);
+	free(s);
+}
+
+static int in_tree(struct session *s, uint32_t pid)
+{
+	char key[16];
+	int n = snprintf(key, sizeof(key), "%u", pid);
+	struct strmap_entry *e = strmap__get(s->tree, key, n);
+
+	/* strmap__get creates: mark entries that are members with a = 1. */
+	return e && (e->a || pid == s->o.pid);
+}
+
+int session__pev(void *ctx, const struct pev *e)
+{
+	struct session *s = ctx;
+	int ret;
+
+	if (s->o.cap) {
+		ret = capture__write_pev(s->o.cap, e);
+		if (ret)
+			return ret;
+	}
+	if (e->type == PEV_FORK && s->o.filter == FILTER_TREE && in_tree(s, e->ppid)) {
+		struct strmap_entry *c = pid_entry(s->tree, e->pid);
+
+		if (!c)
+			return -ENOMEM;
+		c->a = 1;
+	}
+	return usyms__apply(s->usyms, e);
+}
+
+/* Parent of PID from /proc/PID/stat, 0 if unknown. */
+static uint32_t proc_ppid(uint32_t pid)
+{
+	char path[64], buf[512], *p;
+	unsigned int ppid = 0;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* comm may hold anything */
+	if (!p || sscanf(p + 1, " %*c %u", &ppid) != 1)
+		return 0;
+	return ppid;
+}
+
+/*
+ * Without side band: read /proc/PID/maps the first time a pid shows up,
+ * and again when its comm changes (an exec: its old maps end there).
+ */
+static void first_sight(struct session *s, const struct kp_sample *smp)
+{
+	struct strmap_entry *e = pid_entry(s->seen, smp->pid);
+	uint64_t comm_hash = 1469598103934665603ULL;
+	uint32_t pid = smp->pid, p = pid;
+	const char *c;
+	int depth;
+
+	for (c = smp->comm; *c; c++)
+		comm_hash = (comm_hash ^ (unsigned char)*c) * 1099511628211ULL;
+	comm_hash |= 1;		/* never 0, the value of a new entry */
+	if (!e || e->a == comm_hash || !pid)
+		return;
+	if (e->a) {
+		struct pev ex = { .type = PEV_EXEC, .pid = pid, .time = smp->time };
+
+		session__pev(s, &ex);
+		sideband__snapshot_pid(pid, smp->time, session__pev, s);
+		e->a = comm_hash;
+		return;
+	}
+	e->a = comm_hash;
+	sideband__snapshot_pid(pid, 0, session__pev, s);
+	if (s->o.filter != FILTER_TREE)
+		return;
+	for (depth = 0; depth < 64 && p > 1; depth++) {
+		p = proc_ppid(p);
+		if (p == s->o.pid) {
+			struct strmap_entry *c = pid_entry(s->tree, pid);
+
+			if (c)
+				c->a = 1;
+			return;
+		}
+	}
+}
+
+int session__record(struct session *s, unsigned int cpu, const void *rec, size_t len)
+{
+	struct kp_record r;
+	int ret;
+
+	ret = decode__record(rec, len, cpu, &r, &s->dst);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (r.type == KPROF_RECORD_SAMPLE && s->o.proc_fallback)
+		first_sight(s, &r.sample);
+	return merge__push(s->merge, r.time, cpu, rec, len);
+}
+
+static void kernel_frame(struct session *s, const struct kp_record *r, uint64_t ip,
+			 struct out_frame *f)
+{
+	f->addr = ip;
+	f->kernel = 1;
+	f->sym = NULL;
+	f->off = 0;
+	f->dso = "[kernel.kallsyms]";
+	if (!ip || (r->misc & KPROF_MISC_ADDR_HIDDEN) || !s->ksyms)
+		return;
+	if (ksyms__resolve(s->ksyms, ip, &f->sym, &f->off, &f->dso))
+		f->sym = NULL;
+}
+
+static void user_frame(struct session *s, const struct kp_record *r, uint64_t ip,
+		       int caller, struct out_frame *f)
+{
+	struct usym u;
+
+	usyms__resolve(s->usyms, r->sample.pid, r->time, ip, caller, &u);
+	f->addr = u.addr;
+	f->kernel = 0;
+	f->sym = u.name;
+	f->off = u.off;
+	f->dso = u.dso;
+}
+
+static unsigned int build_frames(struct session *s, const struct kp_record *r,
+				 struct out_frame *f)
+{
+	const struct kp_sample *smp = &r->sample;
+	unsigned int i, n = 0;
+
+	if (!smp->nr_kernel && !smp->nr_user) {
+		if (r->misc & KPROF_MISC_USER)
+			user_frame(s, r, smp->ip, 0, &f[n++]);
+		else
+			kernel_frame(s, r, smp->ip, &f[n++]);
+		return n;
+	}
+	for (i = 0; i < smp->nr_kernel; i++)
+		kernel_frame(s, r, smp->ips[i], &f[n++]);
+	for (i = 0; i < smp->nr_user; i++)
+		user_frame(s, r, smp->ips[smp->nr_kernel + i], i > 0, &f[n++]);
+	return n;
+}
+
+static int emit(void *ctx, unsigned int cpu, const void *rec, size_t len)
+{
+	struct session *s = ctx;
+	struct out_frame frames[MAX_FRAMES];
+	struct kp_record r;
+	struct decode_stats scratch;
+	unsigned int nr = 0;
+
+	/* Decoded (and counted) once already, on the way in. */
+	memset(&scratch, 0, sizeof(scratch));
+	if (decode__record(rec, len, cpu, &r, &scratch))
+		return 0;
+	if (r.type == KPROF_RECORD_SAMPLE &&
+	    ((s->o.filter == FILTER_PID && r.sample.pid != s->o.pid) ||
+	     (s->o.filter == FILTER_TREE && !in_tree(s, r.sample.pid)))) {
+		s->filtered++;
+		return 0;
+	}
+	if (s->o.cap && capture__add_record(s->o.cap, cpu, rec, len))
+		return -1;
+	if (r.type != KPROF_RECORD_SAMPLE)
+		return s->o.out ? output__event(s->o.out, &r) : 0;
+	s->samples_out++;
+	/* A capture needs the symbols of every DSO samples hit. */
+	if (s->o.cap || (s->o.out && s->o.out->needs_frames))
+		nr = build_frames(s, &r, frames);
+	return s->o.out ? output__sample(s->o.out, &r, frames, nr) : 0;
+}
+
+int session__flush(struct session *s, int all)
+{
+	int ret = merge__flush(s->merge, all, emit, s);
+
+	if (ret)
+		p_err("writing the output%s failed", s->o.cap ? " or the capture file" : "");
+	return ret;
+}
+
+const struct decode_stats *session__decode_stats(const struct session *s)
+{
+	return &s->dst;
+}
+
+uint64_t session__misordered(const struct session *s)
+{
+	return merge__misordered(s->merge);
+}
+
+uint64_t session__filtered(const struct session *s)
+{
+	return s->filtered;
+}
+
+uint64_t session__samples_out(const struct session *s)
+{
+	return s->samples_out;
+}
+
+struct usyms *session__usyms(struct session *s)
+{
+	return s->usyms;
+}
+
+struct ksyms *session__ksyms(struct session *s)
+{
+	return s->ksyms;
+}

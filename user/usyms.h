@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * usyms.h - user-space symbolization: per-process executable mappings
+ * (from /proc/PID/maps snapshots and side-band mmap/exec/fork history, all
+ * stamped with local_clock() time like the samples), and per-DSO symbol
+ * tables read with elfutils (libdwfl: .symtab, .dynsym, MiniDebugInfo,
+ * debuglink and build-id separate debuginfo) or from a capture's snapshot.
+ */
+#ifndef KPROFCAT_USYMS_H
+#define KPROFCAT_USYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define USYMS_BUILD_ID_MAX	20
+
+/* Process history events ("proc events"). */
+enum pev_type {
+	PEV_MMAP = 1,	/* executable mapping appeared (time 0: since ever) */
+	PEV_EXEC = 2,	/* pid exec'd: its mappings end */
+	PEV_FORK = 3,	/* pid is a new process forked by ppid */
+};
+
+struct pev {
+	uint32_t type;
+	uint32_t pid;
+	uint32_t ppid;		/* PEV_FORK */
+	uint32_t bid_len;	/* PEV_MMAP: build-id length, 0 if unknown */
+	uint64_t time;
+	uint64_t start, len, pgoff;	/* PEV_MMAP */
+	unsigned char build_id[USYMS_BUILD_ID_MAX];
+	const char *path;	/* PEV_MMAP */
+};
+
+struct usym {
+	const char *name;	/* NULL: no symbol ("[unknown]") */
+	uint64_t off;		/* from the symbol's start */
+	uint64_t addr;		/* address perf prints: offset in the DSO */
+	const char *dso;	/* mapping's path, "[unknown]" without one */
+};
+
+struct usyms;
+
+struct usyms *usyms__new(void);
+void usyms__free(struct usyms *u);
+int usyms__apply(struct usyms *u, const struct pev *e);
+int usyms__has_pid(const struct usyms *u, uint32_t pid);
+/*
+ * Symbolize ADDR of process PID at TIME.  CALLER: ADDR is a return address
+ * (looked up at ADDR - 1 so a call at a function's end stays in it).
+ * Always fills R; returns 0 with a symbol, -ENOENT without.
+ */
+int usyms__resolve(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
+		   int caller, struct usym *r);
+
+/*
+ * Parse /proc/PID/maps TEXT into PEV_MMAP events stamped TIME, passed to FN.
+ */
+int usyms__parse_maps(uint32_t pid, uint64_t time, char *text,
+		      int (*fn)(void *ctx, const struct pev *e), void *ctx);
+
+/*
+ * DSO symbol snapshots, for captures: every DSO looked up so far, as
+ * self-contained blobs (path, build-id, PT_LOAD table, function symbols),
+ * and back.  A DSO loaded from a blob is never read from the filesystem.
+ */
+int usyms__save_dsos(struct usyms *u,
+		     int (*write)(void *ctx, const void *blob, size_t len), void *ctx);
+int usyms__load_dso(struct usyms *u, const void *blob, size_t len);
+
+#endif
