@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf2kpcap: turn a perf.data into a kprofcat capture holding the same
+ * samples, so bench/run can time `kprofcat -i` and `perf script` on the
+ * same input.
+ *
+ *   perf report -D -i perf.data | perf2kpcap [-k KALLSYMS] OUT.kpcap
+ *
+ * Reads perf's raw dump (perf report -D) of a recording made with
+ * --sample-cpu and -g (frame-pointer call chains): each PERF_RECORD_SAMPLE
+ * becomes a KPROF_RECORD_SAMPLE with the same time, CPU, pid/tid, comm,
+ * IP, period and call chain (perf's PERF_CONTEXT_KERNEL/USER markers split
+ * it into kprof's kernel and user chains); MMAP2 and FORK records become
+ * the capture's process events, so user frames symbolize through the same
+ * ELF files; KALLSYMS (default /proc/kallsyms) is the kernel symbol
+ * snapshot.  Prints "samples=N kernel_frames=K user_frames=U" on stdout.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/kprof.h>
+
+#include "capture.h"
+#include "usyms.h"
+
+#define PERF_CONTEXT_KERNEL	((uint64_t)-128)
+#define PERF_CONTEXT_USER	((uint64_t)-512)
+#define PERF_CONTEXT_MAX	((uint64_t)-4095)
+#define MAX_FRAMES		(2 * KPROF_MAX_STACK)
+#define MAX_CPUS		KPROF_MAX_CPUS
+
+struct pending {
+	int valid;
+	uint32_t cpu, pid, tid, user;
+	uint64_t time, ip, period;
+	uint16_t nr_kernel, nr_user;
+	uint64_t kips[KPROF_MAX_STACK], uips[KPROF_MAX_STACK];
+	int ctx;		/* 0 none, 1 kernel, 2 user */
+	char comm[KPROF_COMM_LEN];
+};
+
+static struct capture_writer *cap;
+static uint64_t seq[MAX_CPUS];
+static unsigned long long nr_samples, nr_kframes, nr_uframes;
+
+static void die(const char *msg)
+{
+	fprintf(stderr, "perf2kpcap: %s\n", msg);
+	exit(1);
+}
+
+static void flush(struct pending *p)
+{
+	union {
+		struct kprof_sample s;
+		unsigned char b[sizeof(struct kprof_sample) + MAX_FRAMES * 8];
+	} r;
+	size_t size;
+
+	if (!p->valid)
+		return;
+	p->valid = 0;
+	if (p->cpu >= MAX_CPUS)
+		die("CPU number out of range");
+	memset(&r, 0, sizeof(r));
+	size = sizeof(r.s) + (p->nr_kernel + p->nr_user) * 8;
+	r.s.header.type = KPROF_RECORD_SAMPLE;
+	r.s.header.misc = p->user ? KPROF_MISC_USER : 0;
+	r.s.header.size = size;
+	r.s.seq = ++seq[p->cpu];
+	r.s.time = p->time;
+	r.s.cpu = p->cpu;
+	r.s.pid = p->pid;
+	r.s.tid = p->tid;
+	memcpy(r.s.comm, p->comm, sizeof(r.s.comm) - 1);
+	r.s.ip = p->ip;
+	r.s.period = p->period;
+	r.s.nr_kernel = p->nr_kernel;
+	r.s.nr_user = p->nr_user;
+	memcpy(r.s.ips, p->kips, p->nr_kernel * 8);
+	memcpy(r.s.ips + p->nr_kernel, p->uips, p->nr_user * 8);
+	if (capture__add_record(cap, p->cpu, &r, size))
+		die("writing a record failed");
+	nr_samples++;
+	nr_kframes += p->nr_kernel;
+	nr_uframes += p->nr_user;
+}
+
+/* "CPU TIME 0xOFF [0xSIZE]: PERF_RECORD_SAMPLE(IP, 0xMISC): PID/TID: 0xIP period: P addr: A" */
+static void parse_sample(struct pending *p, const char *line)
+{
+	const char *s = strstr(line, "PERF_RECORD_SAMPLE(IP, ");
+	unsigned int misc;
+
+	memset(p, 0, sizeof(*p));
+	if (sscanf(line, "%" SCNu32 " %" SCNu64, &p->cpu, &p->time) != 2 ||
+	    sscanf(s, "PERF_RECORD_SAMPLE(IP, %x): %" SCNu32 "/%" SCNu32 ": %" SCNx64
+		   " period: %" SCNu64, &misc, &p->pid, &p->tid, &p->ip, &p->period) != 5) {
+		fprintf(stderr, "perf2kpcap: cannot parse: %s", line);
+		exit(1);
+	}
+	p->user = (misc & 7) == 2;	/* PERF_RECORD_MISC_USER */
+	strcpy(p->comm, "unknown");
+	p->valid = 1;
+}
+
+/* ".....  N: ADDR" */
+static void parse_frame(struct pending *p, const char *line)
+{
+	const char *c = strchr(line, ':');
+	uint64_t a;
+
+	if (!p->valid || !c)
+		return;
+	a = strtoull(c + 1, NULL, 16);
+	if (a == PERF_CONTEXT_KERNEL) {
+		p->ctx = 1;
+	} else if (a == PERF_CONTEXT_USER) {
+		p->ctx = 2;
+	} else if (a >= PERF_CONTEXT_MAX || !a) {
+		return;
+	} else if (p->ctx == 1 && p->nr_kernel < KPROF_MAX_STACK) {
+		p->kips[p->nr_kernel++] = a;
+	} else if (p->ctx == 2 && p->nr_user < KPROF_MAX_STACK) {
+		p->uips[p->nr_user++] = a;
+	}
+}
+
+/* "CPU TIME 0xOFF [0xSIZE]: PERF_RECORD_MMAP2 PID/TID: [0xSTART(0xLEN) @ 0xPGOFF ...]: PROT PATH" */
+static void parse_mmap2(const char *line)
+{
+	const char *s = strstr(line, "PERF_RECORD_MMAP2 "), *path;
+	struct pev e = { .type = PEV_MMAP };
+	unsigned int cpu, tid;
+	char *nl;
+
+	if (sscanf(line, "%u %" SCNu64, &cpu, &e.time) != 2 ||
+	    sscanf(s, "PERF_RECORD_MMAP2 %" SCNu32 "/%u: [%" SCNx64 "(%" SCNx64 ") @ %" SCNx64,
+		   &e.pid, &tid, &e.start, &e.len, &e.pgoff) != 5)
+		return;
+	path = strstr(s, "]: ");
+	if (!path || !strstr(path, "x"))
+		return;
+	path = strchr(path + 3, ' ');
+	if (!path)
+		return;
+	path++;
+	nl = strchr(path, '\n');
+	if (nl)
+		*nl = '\0';
+	/* Only executable mappings matter for symbols: "r-xp". */
+	if (!strstr(s, "]: r-x") && !strstr(s, "]: --x"))
+		return;
+	e.path = path;
+	if (capture__write_pev(cap, &e))
+		die("writing a process event failed");
+}
+
+/* "CPU TIME ... PERF_RECORD_FORK(CHILD:CTID):(PARENT:PTID)" */
+static void parse_fork(const char *line)
+{
+	const char *s = strstr(line, "PERF_RECORD_FORK(");
+	struct pev e = { .type = PEV_FORK };
+	unsigned int cpu, ctid, ptid;
+
+	if (sscanf(line, "%u %" SCNu64, &cpu, &e.time) != 2 ||
+	    sscanf(s, "PERF_RECORD_FORK(%" SCNu32 ":%u):(%" SCNu32 ":%u)",
+		   &e.pid, &ctid, &e.ppid, &ptid) != 4)
+		return;
+	if (e.pid != ctid)	/* a thread, not a process */
+		return;
+	if (capture__write_pev(cap, &e))
+		die("writing a process event failed");
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	size_t cap_ = 1 << 20, n = 0, r;
+	char *buf = malloc(cap_);
+	FILE *f = fopen(path, "r");
+
+	if (!f || !buf)
+		return NULL;
+	while ((r = fread(buf + n, 1, cap_ - n, f)) > 0) {
+		n += r;
+		if (n == cap_) {
+			cap_ *= 2;
+			buf = realloc(buf, cap_);
+			if (!buf)
+				return NULL;
+		}
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	const char *kallsyms = "/proc/kallsyms", *outp;
+	static const char meta[] = "event=cpu-clock\ncommand=perf2kpcap (converted from perf.data)\n";
+	struct pending p = { 0 };
+	char *line = NULL, *ks;
+	size_t cap_len = 0, klen;
+	ssize_t n;
+
+	if (argc == 4 && !strcmp(argv[1], "-k")) {
+		kallsyms = argv[2];
+		outp = argv[3];
+	} else if (argc == 2) {
+		outp = argv[1];
+	} else {
+		fprintf(stderr, "usage: perf report -D -i perf.data | perf2kpcap [-k KALLSYMS] OUT\n");
+		return 2;
+	}
+	ks = slurp(kallsyms, &klen);
+	if (!ks) {
+		fprintf(stderr, "perf2kpcap: %s: %s\n", kallsyms, strerror(errno));
+		return 1;
+	}
+	cap = capture__create(outp);
+	if (!cap)
+		return 1;
+	if (capture__write(cap, KPCAP_META, 0, meta, sizeof(meta) - 1) ||
+	    capture__write(cap, KPCAP_KALLSYMS, 0, ks, klen))
+		die("writing the header sections failed");
+	free(ks);
+
+	while ((n = getline(&line, &cap_len, stdin)) > 0) {
+		if (!strncmp(line, "..... ", 6)) {	/* ".....  N: ADDR" */
+			parse_frame(&p, line);
+			continue;
+		}
+		if (!strncmp(line, " ... thread: ", 13)) {	/* COMM:TID */
+			char *c = line + 13, *e = strrchr(c, ':');
+
+			if (p.valid && e) {
+				*e = '\0';
+				snprintf(p.comm, sizeof(p.comm), "%s", c);
+			}
+			continue;
+		}
+		if (line[0] < '0' || line[0] > '9')
+			continue;
+		if (strstr(line, "PERF_RECORD_SAMPLE(")) {
+			flush(&p);
+			parse_sample(&p, line);
+		} else if (strstr(line, "PERF_RECORD_MMAP2 ")) {
+			flush(&p);
+			parse_mmap2(line);
+		} else if (strstr(line, "PERF_RECORD_FORK(")) {
+			flush(&p);
+			parse_fork(line);
+		}
+	}
+	flush(&p);
+	free(line);
+	if (capture__close(cap))
+		return 1;
+	printf("samples=%llu kernel_frames=%llu user_frames=%llu\n",
+	       nr_samples, nr_kframes, nr_uframes);
+	return 0;
+}
