@@ -138,8 +138,13 @@ TEST_F_TIMEOUT(conservation, per_cpu, 60)
 			EXPECT_EQ(0ULL, k.lost_full) TH_LOG("CPU %u", cpu);
 			EXPECT_EQ(0ULL, k.lost_nested) TH_LOG("CPU %u", cpu);
 			EXPECT_EQ(0ULL, k.lost_throttled) TH_LOG("CPU %u", cpu);
-			/* A timer may fire in the instant STOP runs. */
-			EXPECT_GE(2ULL, k.lost_stopped) TH_LOG("CPU %u", cpu);
+			/*
+			 * STOP raises the stop flag before it releases the
+			 * events one CPU at a time, so timers firing in that
+			 * window are lost_stopped by design; under TCG the
+			 * window spans a few 1 kHz periods.
+			 */
+			EXPECT_GE(10ULL, k.lost_stopped) TH_LOG("CPU %u", cpu);
 		}
 	}
 	ASSERT_LT(0U, nr_online);

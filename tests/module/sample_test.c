@@ -247,6 +247,14 @@ static pid_t spawn(const char *path, const char *arg)
 	pid_t pid = fork();
 
 	if (pid == 0) {
+		cpu_set_t set;
+
+		/* Only CPUs 0 and 1 sample: keep the program on them. */
+		CPU_ZERO(&set);
+		CPU_SET(0, &set);
+		CPU_SET(1, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			_exit(126);
 		execl(path, path, arg, (char *)NULL);
 		_exit(127);
 	}
