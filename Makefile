@@ -47,7 +47,7 @@ CHECKPATCH := $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl
 LINT_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.[ch] common/*.h \
 	include/uapi/linux/*.h tests/vm/warn/*.c))
 
-.PHONY: all kmod user tests deps check lint checkpatch sparse demo clean
+.PHONY: all kmod user tests deps check lint checkpatch sparse demo experiment bench clean
 
 all: kmod user
 
@@ -97,6 +97,14 @@ sparse: | $(NEED_DEPS)
 
 demo: tests | $(NEED_DEPS)
 	tests/vm/run --kernel 6.1 -- tests/vm/demo
+
+# kprof against stock perf, in the 6.1 and 6.12 VMs (tests/out/experiments/).
+experiment: tests | $(NEED_DEPS)
+	tests/experiments/run-vm
+
+# Benchmarks that print numbers against their perf peer; no pass/fail.
+bench: tests | $(NEED_DEPS)
+	bench/run
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
