@@ -18,6 +18,7 @@
 #define _KPROF_H
 
 #include <linux/cpumask.h>
+#include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
@@ -104,6 +105,22 @@ struct kprof_cpu {
 	local64_t		pending[KPROF_NR_LOST]; /* not yet in a LOST record */
 	unsigned long		nmi_pending;	/* a self-NMI is ours to claim */
 
+	/*
+	 * kprof's throttle: the handler decides, then defers what cannot be
+	 * done from inside an hrtimer callback or an NMI: stopping the event
+	 * (thr_stop, irq_work) and restarting it at the next tick (thr_timer,
+	 * armed by thr_stop).  thr and the flags are written only on this CPU.
+	 */
+	struct kprof_throttle_cpu thr;
+	bool			thr_stopped;	/* kprof stopped the event */
+	bool			kthrottled;	/* KERNEL_THROTTLED written */
+	struct irq_work		thr_stop;
+	struct hrtimer		thr_timer;
+	struct irq_work		thr_msg;	/* "took too long", rate-limited */
+	u64			msg_avg;
+	u64			msg_allowed;
+	u64			msg_rate;
+
 	/* Records are built here, then copied into the ring in one piece. */
 	u64			scratch[KPROF_NEST_LEVELS]
 				       [KPROF_SAMPLE_MAX_SIZE / sizeof(u64)];
@@ -157,6 +174,9 @@ void kprof_counters_fill(struct kprof_counters *dst, struct kprof_cpu *c);
 void kprof_counters_publish(struct kprof_cpu *c);
 void kprof_counters_reset(struct kprof_cpu *c);
 void kprof_limits_publish(struct kprof_buf *b);
+void kprof_throttle_init_cpus(void);
+void kprof_throttle_reset(struct kprof_cpu *c);
+void kprof_throttle_quiesce(struct kprof_cpu *c);
 
 /* kprof_nmi.c */
 int kprof_nmi_init(void);

@@ -204,6 +204,8 @@ static int kprof_cpu_online(unsigned int cpu, struct hlist_node *node)
 	if (!cpumask_test_cpu(cpu, kprof.cpus))
 		return 0;
 
+	/* No event yet: nothing else touches the throttle state. */
+	kprof_throttle_reset(c);
 	event = perf_event_create_kernel_counter(&kprof.attr, cpu, NULL,
 						 kprof_overflow, NULL);
 	if (IS_ERR(event)) {
@@ -229,12 +231,20 @@ static int kprof_cpu_online(unsigned int cpu, struct hlist_node *node)
 static int kprof_cpu_offline(unsigned int cpu, struct hlist_node *node)
 {
 	struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);
+	struct perf_event *event = c->event;
 
-	if (!c->event)
+	if (!event)
 		return 0;
+	/*
+	 * The throttle's irq_work and hrtimer find no event from here on;
+	 * wait for those in flight before the event goes, and again after,
+	 * for those a last overflow queued.
+	 */
+	WRITE_ONCE(c->event, NULL);
+	kprof_throttle_quiesce(c);
 	/* Waits for the hrtimer; no more overflows on this CPU after it. */
-	perf_event_release_kernel(c->event);
-	c->event = NULL;
+	perf_event_release_kernel(event);
+	kprof_throttle_quiesce(c);
 	kprof_buffer_set_flags(c->buf, 0, KPROF_PAGE_ONLINE);
 	kprof_counters_publish(c);
 	return 0;
@@ -250,8 +260,10 @@ static void kprof_events_quiesce(void)
 	unsigned int cpu;
 
 	synchronize_rcu();
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
+		kprof_throttle_quiesce(per_cpu_ptr(kprof_pcpu, cpu));
 		irq_work_sync(&per_cpu_ptr(kprof_pcpu, cpu)->buf->wakeup);
+	}
 
 	for_each_possible_cpu(cpu) {
 		struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);
@@ -289,6 +301,7 @@ int kprof_events_start(void)
 
 		c->buf = &kprof.bufs->cpu[cpu];
 		kprof_counters_reset(c);
+		kprof_throttle_reset(c);
 		kprof_counters_publish(c);
 		kprof_limits_publish(c->buf);
 		kprof_buffer_set_flags(c->buf, KPROF_PAGE_RUNNING, 0);

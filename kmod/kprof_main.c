@@ -442,6 +442,7 @@ static long kprof_ioc_get_stats(void __user *uarg)
 	st.max_sample_rate = l->max_sample_rate;
 	st.max_samples_per_tick = READ_ONCE(l->max_samples_per_tick);
 	st.allowed_ns = READ_ONCE(l->allowed_ns);
+	st.avg_ns = kprof_throttle_avg_ns(&per_cpu_ptr(kprof_pcpu, cpu)->thr);
 	mutex_unlock(&kprof.lock);
 	return kprof_copy_out(uarg, usize, &st, sizeof(st));
 }
@@ -738,6 +739,7 @@ static int __init kprof_init(void)
 	kprof_pcpu = alloc_percpu(struct kprof_cpu);
 	if (!kprof_pcpu)
 		return -ENOMEM;
+	kprof_throttle_init_cpus();
 	if (!zalloc_cpumask_var(&kprof.cpus, GFP_KERNEL)) {
 		ret = -ENOMEM;
 		goto free_pcpu;

@@ -103,30 +103,266 @@ static unsigned int kprof_user_chain(struct pt_regs *regs, u64 *ips,
 	return nr;
 }
 
-/*
- * Before capture: may this overflow be sampled?  The throttle's per-tick
- * check (issue 4) belongs here; it may refuse (lost_throttled) or stop
- * this CPU's event.
- */
-static bool kprof_sample_admit(struct kprof_cpu *c)
+/* kernel/events/core.c: hw.interrupts of an event the kernel throttled */
+#define KPROF_MAX_INTERRUPTS	(~0ULL)
+
+static void kprof_throttle_record(struct kprof_cpu *c, u32 type, u64 now,
+				  u64 tick, u64 interrupts)
 {
+	struct kprof_throttle_event r = {
+		.header.type = type,
+		.header.size = sizeof(r),
+		.time = now,
+		.seq = local64_read(&c->count[KPROF_CNT_OVERFLOWS]),
+		.tick = tick,
+		.interrupts = interrupts,
+	};
+
+	kprof_buffer_output(c, &r, sizeof(r));
+}
+
+/*
+ * The kernel's own per-tick limit stopped our event: the core sets
+ * hw.interrupts to MAX_INTERRUPTS before it calls this handler, and the
+ * tick clears it.  One record per kernel throttle.
+ */
+static void kprof_kernel_throttle_check(struct kprof_cpu *c,
+					struct perf_event *event, u64 now)
+{
+	const struct kprof_throttle_limits *l = &kprof.limits;
+
+	if (READ_ONCE(event->hw.interrupts) != KPROF_MAX_INTERRUPTS) {
+		c->kthrottled = false;
+		return;
+	}
+	if (c->kthrottled)
+		return;
+	c->kthrottled = true;
+	local64_inc(&c->count[KPROF_CNT_KERNEL_THROTTLES]);
+	kprof_throttle_record(c, KPROF_RECORD_KERNEL_THROTTLED, now,
+			      kprof_throttle_tick_of(l, now),
+			      c->thr.interrupts);
+}
+
+/* The throttle of this CPU ended at @now: count and record it. */
+static void kprof_throttle_unthrottled(struct kprof_cpu *c, u64 now)
+{
+	local64_inc(&c->count[KPROF_CNT_UNTHROTTLES]);
+	kprof_throttle_record(c, KPROF_RECORD_UNTHROTTLE, now,
+			      kprof_throttle_tick_of(&kprof.limits, now), 0);
+}
+
+/*
+ * Before capture: may this overflow be sampled?  Injected NMIs (no
+ * @event) are not overflows of the event and bypass the throttle.
+ */
+static bool kprof_sample_admit(struct kprof_cpu *c, struct perf_event *event,
+			       u64 now, enum kprof_throttle_verdict *v)
+{
+	bool was_throttled;
+
+	*v = KPROF_THROTTLE_SAMPLE;
 	if (unlikely(!READ_ONCE(c->active))) {
 		kprof_count_lost(c, KPROF_LOST_STOPPED);
 		return false;
 	}
+	if (!event)
+		return true;
+	kprof_kernel_throttle_check(c, event, now);
+	was_throttled = c->thr.throttled;
+	*v = kprof_throttle_interrupt(&kprof.limits, &c->thr, now);
+	if (*v == KPROF_THROTTLE_SUPPRESSED) {
+		/* Arrived before the deferred stop took effect. */
+		kprof_count_lost(c, KPROF_LOST_THROTTLED);
+		return false;
+	}
+	/*
+	 * Throttled, yet here in a later tick: the stop had not taken effect
+	 * (the hrtimer interrupt ran the event's timer again after a stall,
+	 * before the irq_work) or something restarted the event.  The
+	 * throttle ended now; the deferred stop and restart find nothing to
+	 * do.
+	 */
+	if (was_throttled) {
+		c->thr_stopped = false;
+		kprof_throttle_unthrottled(c, now);
+	}
 	return true;
 }
 
-/*
- * After commit: account the sample and its measured cost.  The throttle's
- * cost controller (issue 4) is fed @cost_ns here.
- */
-static void kprof_sample_account(struct kprof_cpu *c, u64 cost_ns, u16 misc)
+/* Copy the limits a lowering changed to every control page. */
+static void kprof_throttle_publish_limits(void)
 {
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct kprof_buf *b = per_cpu_ptr(kprof_pcpu, cpu)->buf;
+
+		if (b)
+			kprof_limits_publish(b);
+	}
+}
+
+/*
+ * After commit: account the sample and feed its measured cost to the
+ * cost controller, as perf_sample_event_took() is fed.
+ */
+static void kprof_sample_account(struct kprof_cpu *c, bool feed,
+				 u64 cost_ns, u16 misc)
+{
+	struct kprof_throttle_lowering low;
+
 	local64_inc(&c->count[KPROF_CNT_SAMPLES]);
 	local64_add(cost_ns, &c->count[KPROF_CNT_HANDLER_NS]);
 	if (misc & KPROF_MISC_NMI)
 		local64_inc(&c->count[KPROF_CNT_NMI_SAMPLES]);
+	if (!feed)		/* injected NMIs are not the event's */
+		return;
+
+	if (kprof_throttle_sample_took(&kprof.limits, &c->thr, cost_ns,
+				       &low)) {
+		struct kprof_rate_lowered r = {
+			.header.type = KPROF_RECORD_RATE_LOWERED,
+			.header.size = sizeof(r),
+			/* When the new limits took effect. */
+			.time = local_clock(),
+			.avg_ns = low.avg_ns,
+			.old_allowed_ns = low.old_allowed_ns,
+			.max_samples_per_tick = low.max_samples_per_tick,
+			.max_sample_rate = low.max_sample_rate,
+		};
+
+		local64_inc(&c->count[KPROF_CNT_LOWERINGS]);
+		kprof_buffer_output(c, &r, sizeof(r));
+		kprof_throttle_publish_limits();
+		c->msg_avg = low.avg_ns;
+		c->msg_allowed = low.old_allowed_ns;
+		c->msg_rate = low.max_sample_rate;
+		/* No printk here: the message goes out after the handler. */
+		irq_work_queue(&c->thr_msg);
+	}
+	WRITE_ONCE(c->buf->page->avg_ns, kprof_throttle_avg_ns(&c->thr));
+}
+
+/* After the STOP sample: record it, then stop the event from irq_work. */
+static void kprof_throttle_stop(struct kprof_cpu *c, u64 now)
+{
+	local64_inc(&c->count[KPROF_CNT_THROTTLES]);
+	kprof_throttle_record(c, KPROF_RECORD_THROTTLE, now, c->thr.tick,
+			      c->thr.interrupts);
+	irq_work_queue(&c->thr_stop);
+}
+
+/*
+ * irq_work, this CPU, irqs off, after the overflow handler has returned
+ * (so cancelling the cpu-clock hrtimer does not wait for its own
+ * callback): stop the event and arm the restart for the next tick.
+ */
+static void kprof_throttle_stop_work(struct irq_work *work)
+{
+	struct kprof_cpu *c = container_of(work, struct kprof_cpu, thr_stop);
+	const struct kprof_throttle_limits *l = &kprof.limits;
+	struct perf_event *event = READ_ONCE(c->event);
+	u64 restart, now;
+	s64 delta;
+
+	if (!event || !READ_ONCE(c->active) || !c->thr.throttled)
+		return;
+	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE) {
+		event->pmu->stop(event, 0);
+		c->thr_stopped = true;
+	}
+	restart = (c->thr.tick + 1) * l->tick_nsec;
+	now = local_clock();
+	delta = restart > now ? restart - now : 0;
+	hrtimer_start(&c->thr_timer, ns_to_ktime(delta),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/* hrtimer, this CPU, hardirq: restart the event at the start of a tick. */
+static enum hrtimer_restart kprof_throttle_timer_fn(struct hrtimer *t)
+{
+	struct kprof_cpu *c = container_of(t, struct kprof_cpu, thr_timer);
+	struct perf_event *event = READ_ONCE(c->event);
+	u64 now = local_clock(), restart;
+
+	/* Not throttled: the handler already saw the throttle end. */
+	if (!event || !READ_ONCE(c->active) || !c->thr.throttled)
+		return HRTIMER_NORESTART;
+	if (!kprof_throttle_unthrottle(&kprof.limits, &c->thr, now,
+				       &restart)) {
+		/*
+		 * Still the throttled tick by local_clock(): the hrtimer
+		 * clock ran ahead, or the CPU throttled again in a later
+		 * tick.  Wait for the end of that tick.
+		 */
+		restart = (c->thr.tick + 1) * kprof.limits.tick_nsec;
+		hrtimer_forward_now(t, ns_to_ktime(max_t(u64, restart - now,
+							 NSEC_PER_USEC)));
+		return HRTIMER_RESTART;
+	}
+	if (c->thr_stopped && READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE)
+		event->pmu->start(event, 0);
+	c->thr_stopped = false;
+	kprof_throttle_unthrottled(c, now);
+	local_inc(&c->publish_gen);
+	kprof_counters_publish(c);
+	return HRTIMER_NORESTART;
+}
+
+static void kprof_throttle_msg_work(struct irq_work *work)
+{
+	struct kprof_cpu *c = container_of(work, struct kprof_cpu, thr_msg);
+
+	pr_info_ratelimited("perf: interrupt took too long (%llu > %llu), lowering max_sample_rate to %llu\n",
+			    c->msg_avg, c->msg_allowed, c->msg_rate);
+}
+
+/**
+ * kprof_throttle_init_cpus() - set up every CPU's deferred throttle work
+ *
+ * Context: module init, before any event exists.
+ */
+void kprof_throttle_init_cpus(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);
+
+		c->thr_stop = IRQ_WORK_INIT_HARD(kprof_throttle_stop_work);
+		c->thr_msg = IRQ_WORK_INIT(kprof_throttle_msg_work);
+		hrtimer_init(&c->thr_timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_HARD);
+		c->thr_timer.function = kprof_throttle_timer_fn;
+		kprof_throttle_cpu_init(&c->thr);
+	}
+}
+
+/**
+ * kprof_throttle_reset() - forget a CPU's throttle history
+ * @c: the CPU's state, without an event
+ */
+void kprof_throttle_reset(struct kprof_cpu *c)
+{
+	kprof_throttle_cpu_init(&c->thr);
+	c->thr_stopped = false;
+	c->kthrottled = false;
+	if (c->buf)
+		WRITE_ONCE(c->buf->page->avg_ns, 0);
+}
+
+/**
+ * kprof_throttle_quiesce() - wait for a CPU's deferred throttle work
+ * @c: the CPU's state; its event is gone or no longer reachable
+ *
+ * Context: process context, never from the hrtimer or irq_work itself.
+ */
+void kprof_throttle_quiesce(struct kprof_cpu *c)
+{
+	irq_work_sync(&c->thr_stop);
+	hrtimer_cancel(&c->thr_timer);
+	irq_work_sync(&c->thr_msg);
 }
 
 /* Debug knob: make samples expensive, for the throttle tests. */
@@ -138,24 +374,19 @@ static void kprof_sample_delay(u64 t0)
 		cpu_relax();
 }
 
-/**
- * kprof_sample_capture() - account one overflow and try to record it
- * @c: this CPU's state
- * @regs: the interrupted context
- * @period: the event's period at this overflow, 0 for injected NMIs
- *
+/*
  * Every call counts one overflow, which ends up either as a committed
  * SAMPLE or in exactly one of the lost counters.
- *
- * Context: hardirq or NMI on the CPU @c belongs to.
  */
-void kprof_sample_capture(struct kprof_cpu *c, struct pt_regs *regs,
-			  u64 period)
+static void __kprof_sample_capture(struct kprof_cpu *c,
+				   struct perf_event *event,
+				   struct pt_regs *regs, u64 period)
 {
 	u64 t0 = local_clock();
 	const struct kprof_config *cfg = &kprof.config;
 	unsigned int nr_kernel = 0, nr_user = 0;
 	struct kprof_sample *s;
+	enum kprof_throttle_verdict v;
 	u16 misc = 0;
 	long level;
 	u64 cost;
@@ -165,11 +396,11 @@ void kprof_sample_capture(struct kprof_cpu *c, struct pt_regs *regs,
 	level = local_inc_return(&c->nest);
 	seq = local64_inc_return(&c->count[KPROF_CNT_OVERFLOWS]);
 
-	if (!kprof_sample_admit(c))
+	if (!kprof_sample_admit(c, event, t0, &v))
 		goto out;
 	if (unlikely(level > KPROF_NEST_LEVELS)) {
 		kprof_count_lost(c, KPROF_LOST_NESTED);
-		goto out;
+		goto throttle;
 	}
 
 	s = (struct kprof_sample *)c->scratch[level - 1];
@@ -208,9 +439,14 @@ void kprof_sample_capture(struct kprof_cpu *c, struct pt_regs *regs,
 
 	if (!kprof_buffer_output(c, s, size)) {
 		kprof_count_lost(c, KPROF_LOST_FULL);
-		goto out;
+		goto throttle;
 	}
-	kprof_sample_account(c, cost, misc);
+	/* The recorded cost, so that a replay of the records agrees. */
+	kprof_sample_account(c, !!event, s->cost_ns, misc);
+throttle:
+	/* The interrupt that trips the limit is delivered, then the stop. */
+	if (v == KPROF_THROTTLE_STOP)
+		kprof_throttle_stop(c, t0);
 out:
 	local_inc(&c->publish_gen);
 	if (level == 1)
@@ -229,7 +465,22 @@ out:
 void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs)
 {
-	kprof_sample_capture(this_cpu_ptr(kprof_pcpu), regs, data->period);
+	__kprof_sample_capture(this_cpu_ptr(kprof_pcpu), event, regs,
+			       data->period);
+}
+
+/**
+ * kprof_sample_capture() - account one injected NMI and try to record it
+ * @c: this CPU's state
+ * @regs: the interrupted context
+ * @period: 0 for injected NMIs
+ *
+ * Context: NMI on the CPU @c belongs to.
+ */
+void kprof_sample_capture(struct kprof_cpu *c, struct pt_regs *regs,
+			  u64 period)
+{
+	__kprof_sample_capture(c, NULL, regs, period);
 }
 
 /**
