@@ -445,8 +445,14 @@ static void __kprof_sample_capture(struct kprof_cpu *c,
 	kprof_sample_account(c, !!event, s->cost_ns, misc);
 throttle:
 	/* The interrupt that trips the limit is delivered, then the stop. */
-	if (v == KPROF_THROTTLE_STOP)
+	if (v == KPROF_THROTTLE_STOP) {
 		kprof_throttle_stop(c, t0);
+	} else if (v == KPROF_THROTTLE_WOULD_STOP) {
+		/* Shadow: record where ge would have stopped, keep going. */
+		local64_inc(&c->count[KPROF_CNT_WOULD_THROTTLES]);
+		kprof_throttle_record(c, KPROF_RECORD_WOULD_THROTTLE, t0,
+				      c->thr.tick, c->thr.interrupts);
+	}
 out:
 	local_inc(&c->publish_gen);
 	if (level == 1)
@@ -507,6 +513,8 @@ void kprof_counters_fill(struct kprof_counters *dst, struct kprof_cpu *c)
 	WRITE_ONCE(dst->lowerings, local64_read(&n[KPROF_CNT_LOWERINGS]));
 	WRITE_ONCE(dst->handler_ns, local64_read(&n[KPROF_CNT_HANDLER_NS]));
 	WRITE_ONCE(dst->nmi_samples, local64_read(&n[KPROF_CNT_NMI_SAMPLES]));
+	WRITE_ONCE(dst->would_throttles,
+		   local64_read(&n[KPROF_CNT_WOULD_THROTTLES]));
 }
 
 /**

@@ -20,6 +20,7 @@ static const char *const type_names[KPROF_RECORD_MAX] = {
 	[KPROF_RECORD_UNTHROTTLE]	= "UNTHROTTLE",
 	[KPROF_RECORD_KERNEL_THROTTLED]	= "KERNEL_THROTTLED",
 	[KPROF_RECORD_RATE_LOWERED]	= "RATE_LOWERED",
+	[KPROF_RECORD_WOULD_THROTTLE]	= "WOULD_THROTTLE",
 };
 
 const char *decode__type_name(uint32_t type)
@@ -77,6 +78,7 @@ int decode__record(const void *rec, size_t len, unsigned int cpu,
 	case KPROF_RECORD_THROTTLE:
 	case KPROF_RECORD_UNTHROTTLE:
 	case KPROF_RECORD_KERNEL_THROTTLED:
+	case KPROF_RECORD_WOULD_THROTTLE:
 		need = sizeof(out->throttle);
 		goto fixed;
 	case KPROF_RECORD_RATE_LOWERED:

@@ -93,6 +93,7 @@ static int script_event(struct output *o, const struct kp_record *r)
 	case KPROF_RECORD_THROTTLE:
 	case KPROF_RECORD_UNTHROTTLE:
 	case KPROF_RECORD_KERNEL_THROTTLED:
+	case KPROF_RECORD_WOULD_THROTTLE:
 		fprintf(o->f, " seq=%llu tick=%llu interrupts=%llu",
 			(unsigned long long)r->throttle.seq, (unsigned long long)r->throttle.tick,
 			(unsigned long long)r->throttle.interrupts);

@@ -22,7 +22,7 @@ struct stats {
 	X(overflows) X(samples) X(lost_full) X(lost_nested)		\
 	X(lost_stopped) X(lost_throttled) X(lost_records) X(throttles)	\
 	X(kernel_throttles) X(unthrottles) X(lowerings) X(handler_ns)	\
-	X(nmi_samples)
+	X(nmi_samples) X(would_throttles)
 
 static void sum_counters(struct kprof_counters *t, const struct kprof_counters *c)
 {

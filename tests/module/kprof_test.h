@@ -59,6 +59,7 @@ struct kp_cpu {
 	__u64 lost_recs;		/* LOST records */
 	__u64 lost_full, lost_nested, lost_stopped, lost_throttled;
 	__u64 throttle_recs, unthrottle_recs, kthrottle_recs, lowered_recs;
+	__u64 would_recs;
 	__u64 unknown_recs;
 	/*
 	 * Sequence numbers.  An NMI sample can be committed ahead of the
@@ -402,6 +403,7 @@ static inline int kp_account(struct kp_buffers *b, struct kp_cpu *c,
 	case KPROF_RECORD_THROTTLE:
 	case KPROF_RECORD_UNTHROTTLE:
 	case KPROF_RECORD_KERNEL_THROTTLED:
+	case KPROF_RECORD_WOULD_THROTTLE:
 		want = sizeof(struct kprof_throttle_event);
 		if (h->size != want)
 			break;
@@ -409,6 +411,8 @@ static inline int kp_account(struct kp_buffers *b, struct kp_cpu *c,
 			c->throttle_recs++;
 		else if (h->type == KPROF_RECORD_UNTHROTTLE)
 			c->unthrottle_recs++;
+		else if (h->type == KPROF_RECORD_WOULD_THROTTLE)
+			c->would_recs++;
 		else
 			c->kthrottle_recs++;
 		return 0;

@@ -55,6 +55,7 @@ static int tt_keep(struct kp_cpu *c, const struct kprof_record_header *h)
 	    h->type != KPROF_RECORD_THROTTLE &&
 	    h->type != KPROF_RECORD_UNTHROTTLE &&
 	    h->type != KPROF_RECORD_KERNEL_THROTTLED &&
+	    h->type != KPROF_RECORD_WOULD_THROTTLE &&
 	    h->type != KPROF_RECORD_RATE_LOWERED)
 		return 0;
 	if (t->n == t->cap) {
@@ -199,17 +200,23 @@ FIXTURE_SETUP(throttle)
 	ASSERT_EQ(0, kp_map(&self->b, self->fd)) TH_LOG("%s", self->b.err);
 }
 
-static int tt_set_throttle(int fd, __u32 rate, __u32 pct, __u32 delay)
+static int tt_set_throttle_sem(int fd, __u32 sem, __u32 rate, __u32 pct,
+			      __u32 delay)
 {
 	struct kprof_throttle_config t = {
 		.size = sizeof(t),
-		.semantics = KPROF_THROTTLE_GE,
+		.semantics = sem,
 		.max_sample_rate = rate,
 		.cpu_time_max_percent = pct,
 		.handler_delay_ns = delay,
 	};
 
 	return ioctl(fd, KPROF_IOC_SET_THROTTLE, &t);
+}
+
+static int tt_set_throttle(int fd, __u32 rate, __u32 pct, __u32 delay)
+{
+	return tt_set_throttle_sem(fd, KPROF_THROTTLE_GE, rate, pct, delay);
 }
 
 FIXTURE_TEARDOWN(throttle)
@@ -285,6 +292,7 @@ static void tt_check_counters(struct __test_metadata *_metadata,
 	EXPECT_EQ(k.kernel_throttles, c->kthrottle_recs)
 		TH_LOG("CPU %u", c->cpu);
 	EXPECT_EQ(k.lowerings, c->lowered_recs) TH_LOG("CPU %u", c->cpu);
+	EXPECT_EQ(k.would_throttles, c->would_recs) TH_LOG("CPU %u", c->cpu);
 	TH_LOG("CPU %u: overflows %llu samples %llu lost_throttled %llu throttles %llu unthrottles %llu kernel_throttles %llu lowerings %llu",
 	       c->cpu, k.overflows, k.samples, k.lost_throttled, k.throttles,
 	       k.unthrottles, k.kernel_throttles, k.lowerings);
@@ -382,6 +390,54 @@ TEST_F_TIMEOUT(throttle, per_tick_limit, 60)
 		       cpu, pairs, nr, secs, secs ? nr / secs : 0.0, most);
 		if (secs > 0.5)
 			EXPECT_GE(1000 * 1.05 + 2 * TT_HZ, nr / secs);
+	}
+	ASSERT_LT(0U, checked);
+}
+
+/*
+ * Shadow semantics: the same per-tick limit never stops the event, and
+ * each tick where ge would have stopped it carries one WOULD_THROTTLE.
+ */
+TEST_F_TIMEOUT(throttle, shadow_never_stops, 60)
+{
+	__u64 tick_nsec = kprof_throttle_tick_nsec(TT_HZ);
+	unsigned int cpu, checked = 0;
+
+	KP_RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, tt_set_throttle_sem(self->fd, KPROF_THROTTLE_SHADOW,
+					 1000, 25, 0))
+		TH_LOG("SET_THROTTLE: %s", strerror(errno));
+	ASSERT_EQ(0, tt_run(_metadata, self, 1000)) TH_LOG("%s", self->b.err);
+
+	for (cpu = 0; cpu < self->b.nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++) {
+		struct kp_cpu *c = &self->b.cpus[cpu];
+		const struct tt_cpu *t = &tt_cpus[cpu];
+		__u64 would = 0, last_tick = ~0ULL, most, nr;
+		size_t i;
+
+		if (!c->base || !kp_cpu_online(cpu))
+			continue;
+		checked++;
+		tt_check_counters(_metadata, c);
+		EXPECT_EQ(0ULL, c->throttle_recs) TH_LOG("CPU %u", cpu);
+		EXPECT_EQ(0ULL, c->unthrottle_recs) TH_LOG("CPU %u", cpu);
+		for (i = 0; i < t->n; i++) {
+			const struct tt_rec *r = &t->r[i];
+
+			if (r->type != KPROF_RECORD_WOULD_THROTTLE)
+				continue;
+			EXPECT_EQ(4ULL, r->interrupts) TH_LOG("CPU %u", cpu);
+			EXPECT_NE(last_tick, r->tick)
+				TH_LOG("CPU %u: two in tick %llu", cpu, r->tick);
+			last_tick = r->tick;
+			would++;
+		}
+		EXPECT_LT(0ULL, would) TH_LOG("CPU %u never would-throttled", cpu);
+		most = tt_max_per_tick(t, tick_nsec, 0, &nr);
+		TH_LOG("CPU %u: %llu WOULD_THROTTLE, %llu samples, at most %llu per tick",
+		       cpu, would, nr, most);
+		/* Not stopped: some tick went past the limit of 4. */
+		EXPECT_LT(4ULL, most) TH_LOG("CPU %u", cpu);
 	}
 	ASSERT_LT(0U, checked);
 }

@@ -116,7 +116,8 @@ struct kprof_mmap_page {
 		__u64	lowerings;	/* RATE_LOWERED records */
 		__u64	handler_ns;	/* sum of measured handler cost */
 		__u64	nmi_samples;	/* samples taken in NMI context */
-		__u64	__reserved[19];
+		__u64	would_throttles; /* shadow: WOULD_THROTTLE records */
+		__u64	__reserved[18];
 	} counters;
 
 	/* Throttle state of this CPU (copied out at each change). */
@@ -223,6 +224,13 @@ enum kprof_record_type {
 	 * };
 	 */
 	KPROF_RECORD_RATE_LOWERED	= 6,
+
+	/*
+	 * Shadow semantics only: the per-tick limit would have stopped the
+	 * event here (ge rule), once per tick; the event keeps running.
+	 * Same layout as THROTTLE.
+	 */
+	KPROF_RECORD_WOULD_THROTTLE	= 7,
 
 	KPROF_RECORD_MAX,
 };
