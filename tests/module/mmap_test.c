@@ -264,9 +264,21 @@ TEST_F_TIMEOUT(mmap, garbage_tail, 60)
 					 __atomic_load_n(&c->pg->data_head, __ATOMIC_ACQUIRE),
 					 __ATOMIC_RELEASE);
 	}
-	for (round = 0; round < 10; round++) {
+	/*
+	 * Until every CPU delivered again (at most 3 s): an idle TCG vCPU
+	 * can go a few hundred ms without running its timer.
+	 */
+	for (round = 0; round < 150; round++) {
+		unsigned int waiting = 0;
+
 		kp_sleep_ms(20);
 		ASSERT_LE(0, kp_drain(&self->b)) TH_LOG("%s", self->b.err);
+		for (cpu = 0; cpu < self->b.nr_cpu_ids; cpu++)
+			if (self->b.cpus[cpu].base && kp_cpu_online(cpu) &&
+			    !self->b.cpus[cpu].samples)
+				waiting++;
+		if (!waiting)
+			break;
 	}
 	ASSERT_EQ(0, kp_stop(self->fd));
 	ASSERT_LE(0, kp_drain(&self->b)) TH_LOG("%s", self->b.err);
