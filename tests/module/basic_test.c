@@ -15,82 +15,13 @@
  * The module file is /kprof/kmod/kprof.ko, found from this binary's path
  * (tests/module/basic_test -> kmod/kprof.ko), or $KPROF_KO.
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
+#include "kprof_test.h"
+
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <linux/kprof.h>
 
 #include "kselftest_harness.h"
 
-#define KP_DEV		"/dev/kprof"
-#define KP_MODULE	"kprof"
 #define LOAD_CYCLES	20
-
-static const char *ko_path(void)
-{
-	static char path[PATH_MAX + sizeof("/kmod/kprof.ko")];
-	const char *env = getenv("KPROF_KO");
-	char exe[PATH_MAX];
-	ssize_t n;
-	int i;
-
-	if (env)
-		return env;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		return NULL;
-	exe[n] = '\0';
-	/* <root>/tests/module/basic_test: strip three components. */
-	for (i = 0; i < 3; i++) {
-		char *slash = strrchr(exe, '/');
-
-		if (!slash)
-			return NULL;
-		*slash = '\0';
-	}
-	snprintf(path, sizeof(path), "%s/kmod/kprof.ko", exe);
-	return path;
-}
-
-static int module_loaded(void)
-{
-	return access("/sys/module/" KP_MODULE, F_OK) == 0;
-}
-
-/* insmod: 0, or -1 with errno. */
-static int load_module(void)
-{
-	const char *path = ko_path();
-	int fd, ret, err;
-
-	if (!path) {
-		errno = ENOENT;
-		return -1;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ret = syscall(SYS_finit_module, fd, "", 0);
-	err = errno;
-	close(fd);
-	errno = err;
-	return ret;
-}
-
-/* rmmod: 0, or -1 with errno (EWOULDBLOCK/EBUSY while in use). */
-static int unload_module(void)
-{
-	return syscall(SYS_delete_module, KP_MODULE, O_NONBLOCK);
-}
 
 /*
  * Skip unless this is the test-bed guest (tests/vm/init exports KPROF_VM=1:
@@ -102,16 +33,16 @@ static int unload_module(void)
 		SKIP(return, "loads modules: only inside tests/vm/run");	\
 	if (geteuid() != 0)						\
 		SKIP(return, "needs root to load and unload kprof.ko");	\
-	if (!module_loaded())						\
-		ASSERT_EQ(0, load_module())				\
-			TH_LOG("insmod %s: %s", ko_path(), strerror(errno)); \
+	if (!kp_module_loaded())						\
+		ASSERT_EQ(0, kp_insmod())				\
+			TH_LOG("insmod %s: %s", kp_ko_path(), strerror(errno)); \
 } while (0)
 
 TEST(device_node)
 {
 	struct stat st;
 
-	if (!module_loaded())
+	if (!kp_module_loaded())
 		SKIP(return, "kprof is not loaded (tests/vm/run loads it)");
 	ASSERT_EQ(0, stat(KP_DEV, &st)) TH_LOG(KP_DEV ": %s", strerror(errno));
 	EXPECT_TRUE(S_ISCHR(st.st_mode)) TH_LOG("mode %o", st.st_mode);
@@ -123,9 +54,9 @@ TEST(abi_version)
 	__u32 version = 0;
 	int fd;
 
-	if (!module_loaded())
+	if (!kp_module_loaded())
 		SKIP(return, "kprof is not loaded (tests/vm/run loads it)");
-	fd = open(KP_DEV, O_RDWR | O_CLOEXEC);
+	fd = kp_open();
 	ASSERT_LE(0, fd) TH_LOG(KP_DEV ": %s", strerror(errno));
 	ASSERT_EQ(0, ioctl(fd, KPROF_IOC_ABI_VERSION, &version))
 		TH_LOG("KPROF_IOC_ABI_VERSION: %s", strerror(errno));
@@ -152,9 +83,9 @@ TEST(bad_ioctl)
 	unsigned int i;
 	int fd;
 
-	if (!module_loaded())
+	if (!kp_module_loaded())
 		SKIP(return, "kprof is not loaded (tests/vm/run loads it)");
-	fd = open(KP_DEV, O_RDWR | O_CLOEXEC);
+	fd = kp_open();
 	ASSERT_LE(0, fd) TH_LOG(KP_DEV ": %s", strerror(errno));
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		errno = 0;
@@ -171,14 +102,14 @@ TEST(load_unload)
 
 	NEED_ROOT_AND_MODULE();
 	for (i = 0; i < LOAD_CYCLES; i++) {
-		ASSERT_EQ(0, unload_module())
+		ASSERT_EQ(0, kp_rmmod())
 			TH_LOG("rmmod #%d: %s", i, strerror(errno));
-		ASSERT_FALSE(module_loaded());
+		ASSERT_FALSE(kp_module_loaded());
 		ASSERT_NE(0, access(KP_DEV, F_OK)) TH_LOG(KP_DEV " outlived rmmod #%d", i);
 
-		ASSERT_EQ(0, load_module())
-			TH_LOG("insmod #%d %s: %s", i, ko_path(), strerror(errno));
-		fd = open(KP_DEV, O_RDWR | O_CLOEXEC);
+		ASSERT_EQ(0, kp_insmod())
+			TH_LOG("insmod #%d %s: %s", i, kp_ko_path(), strerror(errno));
+		fd = kp_open();
 		ASSERT_LE(0, fd) TH_LOG(KP_DEV " after insmod #%d: %s", i, strerror(errno));
 		version = 0;
 		EXPECT_EQ(0, ioctl(fd, KPROF_IOC_ABI_VERSION, &version));
@@ -189,7 +120,7 @@ TEST(load_unload)
 
 static int rmmod_refused(void)
 {
-	return unload_module() == -1 && (errno == EBUSY || errno == EWOULDBLOCK);
+	return kp_rmmod() == -1 && (errno == EBUSY || errno == EWOULDBLOCK);
 }
 
 TEST(rmmod_while_mapped)
@@ -200,7 +131,7 @@ TEST(rmmod_while_mapped)
 	int fd;
 
 	NEED_ROOT_AND_MODULE();
-	fd = open(KP_DEV, O_RDWR | O_CLOEXEC);
+	fd = kp_open();
 	ASSERT_LE(0, fd) TH_LOG(KP_DEV ": %s", strerror(errno));
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
@@ -220,13 +151,13 @@ TEST(rmmod_while_mapped)
 	/* The mapping alone must keep the module (and its pages) alive. */
 	EXPECT_TRUE(rmmod_refused()) TH_LOG("rmmod while mapped after close: %s",
 					    strerror(errno));
-	ASSERT_TRUE(module_loaded());
+	ASSERT_TRUE(kp_module_loaded());
 	EXPECT_EQ(KPROF_ABI_VERSION, pg->version);
 	EXPECT_EQ(0, pg->cpu);
 
 	ASSERT_EQ(0, munmap(region, info.mmap_stride));
-	ASSERT_EQ(0, unload_module()) TH_LOG("rmmod after munmap: %s", strerror(errno));
-	ASSERT_EQ(0, load_module()) TH_LOG("insmod again: %s", strerror(errno));
+	ASSERT_EQ(0, kp_rmmod()) TH_LOG("rmmod after munmap: %s", strerror(errno));
+	ASSERT_EQ(0, kp_insmod()) TH_LOG("insmod again: %s", strerror(errno));
 }
 
 TEST_HARNESS_MAIN

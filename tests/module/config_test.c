@@ -118,11 +118,7 @@ FIXTURE_SETUP(bad_config)
 	struct kprof_info info;
 	struct kprof_config cfg;
 
-	self->fd = kp_open();
-	if (self->fd < 0)
-		SKIP(return, "%s: %s (kprof.ko not loaded?)", KP_DEV,
-		     strerror(errno));
-	kp_stop(self->fd);
+	KP_OPEN_OR_SKIP(self->fd);
 	ASSERT_EQ(0, kp_get_info(self->fd, &info));
 	self->nr_cpu_ids = info.nr_cpu_ids;
 	ASSERT_EQ(0, get_throttle(self->fd, &tc));
@@ -172,11 +168,7 @@ FIXTURE(config) {
 
 FIXTURE_SETUP(config)
 {
-	self->fd = kp_open();
-	if (self->fd < 0)
-		SKIP(return, "%s: %s (kprof.ko not loaded?)", KP_DEV,
-		     strerror(errno));
-	kp_stop(self->fd);
+	KP_OPEN_OR_SKIP(self->fd);
 	ASSERT_EQ(0, get_throttle(self->fd, &self->throttle));
 }
 

@@ -60,11 +60,7 @@ FIXTURE_SETUP(conservation)
 {
 	struct kprof_config cfg;
 
-	self->fd = kp_open();
-	if (self->fd < 0)
-		SKIP(return, "%s: %s (kprof.ko not loaded?)", KP_DEV,
-		     strerror(errno));
-	kp_stop(self->fd);
+	KP_OPEN_OR_SKIP(self->fd);
 	kp_cfg_init(&cfg, variant->freq);
 	cfg.buffer_pages = variant->buffer_pages;
 	cfg.watermark = variant->watermark;
@@ -82,17 +78,14 @@ FIXTURE_SETUP(conservation)
 
 FIXTURE_TEARDOWN(conservation)
 {
-	if (self->fd >= 0) {
-		kp_stop(self->fd);
-		kp_unmap(&self->b);
-		close(self->fd);
-	}
+	kp_close(self->fd, &self->b);
 }
 
 TEST_F_TIMEOUT(conservation, per_cpu, 60)
 {
 	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
 	unsigned int cpu, nr_online = 0, woken = 0;
+	struct kp_cpu *c;
 	double end;
 
 	KP_RETURN_IF_SKIPPED();
@@ -118,12 +111,9 @@ TEST_F_TIMEOUT(conservation, per_cpu, 60)
 	ASSERT_EQ(0, kp_check_conserved_all(&self->b, 1))
 		TH_LOG("%s", self->b.err);
 
-	for (cpu = 0; cpu < self->b.nr_cpu_ids; cpu++) {
-		struct kp_cpu *c = &self->b.cpus[cpu];
+	kp_for_each_online(&self->b, cpu, c) {
 		struct kprof_counters k;
 
-		if (!c->base || !kp_cpu_online(cpu))
-			continue;
 		nr_online++;
 		kp_page_counters(c, &k);
 		TH_LOG("CPU %u: overflows %llu samples %llu lost full %llu nested %llu stopped %llu throttled %llu, %llu LOST records",

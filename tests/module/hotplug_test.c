@@ -48,10 +48,7 @@ FIXTURE_SETUP(hotplug)
 	unsigned int cpu;
 	char path[64];
 
-	self->fd = kp_open();
-	if (self->fd < 0)
-		SKIP(return, "%s: %s (kprof.ko not loaded?)", KP_DEV,
-		     strerror(errno));
+	KP_OPEN_OR_SKIP(self->fd);
 	for (cpu = FIRST_HP_CPU; cpu < FIRST_HP_CPU + NR_HP_CPUS; cpu++) {
 		snprintf(path, sizeof(path),
 			 "/sys/devices/system/cpu/cpu%u/online", cpu);

@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <linux/perf_event.h>
 #include <linux/kprof.h>
 
@@ -110,6 +111,19 @@ static inline int kp_open(void)
 {
 	return open(KP_DEV, O_RDWR | O_CLOEXEC);
 }
+
+/*
+ * FIXTURE_SETUP prologue: open /dev/kprof into @fd and make sure it is
+ * stopped (an earlier test may have left a session running), or SKIP
+ * when kprof is not loaded.
+ */
+#define KP_OPEN_OR_SKIP(fd) do {					\
+	(fd) = kp_open();						\
+	if ((fd) < 0)							\
+		SKIP(return, "%s: %s (kprof.ko not loaded?)", KP_DEV,	\
+		     strerror(errno));					\
+	kp_stop(fd);							\
+} while (0)
 
 static inline int kp_get_info(int fd, struct kprof_info *info)
 {
@@ -308,6 +322,22 @@ static inline void kp_unmap(struct kp_buffers *b)
 	b->cpus = NULL;
 	b->scratch = NULL;
 }
+
+/* FIXTURE_TEARDOWN of a mapped session: stop, unmap, close. */
+static inline void kp_close(int fd, struct kp_buffers *b)
+{
+	if (fd < 0)
+		return;
+	ioctl(fd, KPROF_IOC_STOP);
+	kp_unmap(b);
+	close(fd);
+}
+
+/* Each CPU whose region is mapped and which is online now. */
+#define kp_for_each_online(b, cpu, c)					\
+	for ((cpu) = 0; (cpu) < (b)->nr_cpu_ids; (cpu)++)		\
+		if (((c) = &(b)->cpus[cpu]), !(c)->base ||		\
+		    !kp_cpu_online(cpu)) {} else
 
 static inline unsigned int kp_nr_mapped(const struct kp_buffers *b)
 {
@@ -650,6 +680,64 @@ static inline int kp_prog_path(char *buf, size_t len, const char *name)
 	if ((size_t)snprintf(buf, len, "%s/../progs/%s", self, name) >= len)
 		return -1;
 	return access(buf, X_OK);
+}
+
+#define KP_MODULE	"kprof"
+
+/*
+ * The kprof.ko this test belongs to: $KPROF_KO, else <root>/kmod/kprof.ko
+ * for a test at <root>/tests/module/NAME, else NULL.
+ */
+static inline const char *kp_ko_path(void)
+{
+	static char path[4096 + sizeof("/kmod/kprof.ko")];
+	char self[4096];
+	ssize_t n;
+	char *p;
+
+	if (getenv("KPROF_KO"))
+		return getenv("KPROF_KO");
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return NULL;
+	self[n] = '\0';
+	p = strstr(self, "/tests/module/");
+	if (!p)
+		return NULL;
+	*p = '\0';
+	snprintf(path, sizeof(path), "%s/kmod/kprof.ko", self);
+	return path;
+}
+
+static inline int kp_module_loaded(void)
+{
+	return access("/sys/module/" KP_MODULE, F_OK) == 0;
+}
+
+/* insmod kp_ko_path(): 0, or -1 with errno. */
+static inline int kp_insmod(void)
+{
+	const char *path = kp_ko_path();
+	int fd, ret, err;
+
+	if (!path) {
+		errno = ENOENT;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	err = errno;
+	close(fd);
+	errno = err;
+	return ret;
+}
+
+/* rmmod without waiting: 0, or -1 with errno (EBUSY/EWOULDBLOCK in use). */
+static inline int kp_rmmod(void)
+{
+	return syscall(SYS_delete_module, KP_MODULE, O_NONBLOCK);
 }
 
 #endif /* KPROF_TEST_H */

@@ -14,58 +14,11 @@
 
 #include <limits.h>
 #include <pthread.h>
-#include <sys/syscall.h>
 
 #include "kselftest_harness.h"
 
-#define KP_MODULE	"kprof"
 #define LOAD_CYCLES	200
 #define STORM_MS	2000
-
-static const char *ko_path(void)
-{
-	static char path[PATH_MAX + sizeof("/kmod/kprof.ko")];
-	char self[PATH_MAX];
-	ssize_t n;
-	char *p;
-
-	if (getenv("KPROF_KO"))
-		return getenv("KPROF_KO");
-	/* tests/module/lifecycle_test -> kmod/kprof.ko */
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return "kmod/kprof.ko";
-	self[n] = '\0';
-	p = strstr(self, "/tests/module/");
-	if (!p)
-		return "kmod/kprof.ko";
-	*p = '\0';
-	snprintf(path, sizeof(path), "%s/kmod/kprof.ko", self);
-	return path;
-}
-
-static int insmod(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret, err;
-
-	if (fd < 0)
-		return -1;
-	ret = syscall(SYS_finit_module, fd, "", 0);
-	err = errno;
-	close(fd);
-	errno = err;
-	return ret;
-}
-
-static int rmmod(void)
-{
-	return syscall(SYS_delete_module, KP_MODULE, O_NONBLOCK);
-}
-
-static int module_loaded(void)
-{
-	return access("/sys/module/" KP_MODULE, F_OK) == 0;
-}
 
 static long vmalloc_areas(void)
 {
@@ -141,18 +94,20 @@ FIXTURE_SETUP(load)
 		SKIP(return, "loads and unloads kprof.ko: only in the test-bed VM (KPROF_VM=1)");
 	if (geteuid())
 		SKIP(return, "needs root to load and unload kprof.ko");
-	self->ko = ko_path();
+	self->ko = kp_ko_path();
+	if (!self->ko)
+		SKIP(return, "no kmod/kprof.ko next to tests/module");
 	if (access(self->ko, R_OK))
 		SKIP(return, "%s: %s", self->ko, strerror(errno));
-	if (!module_loaded())
-		ASSERT_EQ(0, insmod(self->ko)) TH_LOG("insmod: %s", strerror(errno));
+	if (!kp_module_loaded())
+		ASSERT_EQ(0, kp_insmod()) TH_LOG("insmod: %s", strerror(errno));
 }
 
 FIXTURE_TEARDOWN(load)
 {
 	/* Leave it loaded (and stopped: a fresh load is) for the next test. */
-	if (!_metadata->skip && !module_loaded())
-		insmod(self->ko);
+	if (!_metadata->skip && !kp_module_loaded())
+		kp_insmod();
 }
 
 TEST_F_TIMEOUT(load, cycles, 280)
@@ -164,16 +119,16 @@ TEST_F_TIMEOUT(load, cycles, 280)
 
 	KP_RETURN_IF_SKIPPED();
 	/* Settle the lazily freed vmalloc areas of earlier tests first. */
-	ASSERT_EQ(0, rmmod()) TH_LOG("rmmod: %s", strerror(errno));
-	ASSERT_EQ(0, insmod(self->ko)) TH_LOG("insmod: %s", strerror(errno));
+	ASSERT_EQ(0, kp_rmmod()) TH_LOG("rmmod: %s", strerror(errno));
+	ASSERT_EQ(0, kp_insmod()) TH_LOG("insmod: %s", strerror(errno));
 	ASSERT_EQ(0, one_session(err, sizeof(err))) TH_LOG("%s", err);
 	before = vmalloc_areas();
 
 	t0 = kp_now();
 	for (i = 0; i < LOAD_CYCLES; i++) {
-		ASSERT_EQ(0, rmmod()) TH_LOG("rmmod #%d: %s", i, strerror(errno));
-		ASSERT_FALSE(module_loaded());
-		ASSERT_EQ(0, insmod(self->ko))
+		ASSERT_EQ(0, kp_rmmod()) TH_LOG("rmmod #%d: %s", i, strerror(errno));
+		ASSERT_FALSE(kp_module_loaded());
+		ASSERT_EQ(0, kp_insmod())
 			TH_LOG("insmod #%d: %s", i, strerror(errno));
 		ASSERT_EQ(0, one_session(err, sizeof(err)))
 			TH_LOG("session #%d: %s", i, err);
@@ -257,11 +212,7 @@ FIXTURE_SETUP(storm)
 {
 	struct kprof_config cfg;
 
-	self->fd = kp_open();
-	if (self->fd < 0)
-		SKIP(return, "%s: %s (kprof.ko not loaded?)", KP_DEV,
-		     strerror(errno));
-	kp_stop(self->fd);
+	KP_OPEN_OR_SKIP(self->fd);
 	kp_cfg_init(&cfg, 2000);
 	cfg.buffer_pages = 16;
 	cfg.flags |= KPROF_CFG_CALLCHAIN_KERNEL | KPROF_CFG_CALLCHAIN_USER;
@@ -274,11 +225,7 @@ FIXTURE_SETUP(storm)
 
 FIXTURE_TEARDOWN(storm)
 {
-	if (self->fd >= 0) {
-		kp_stop(self->fd);
-		kp_unmap(&self->b);
-		close(self->fd);
-	}
+	kp_close(self->fd, &self->b);
 }
 
 TEST_F_TIMEOUT(storm, start_stop, 60)

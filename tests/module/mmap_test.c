@@ -25,11 +25,7 @@ FIXTURE_SETUP(mmap)
 	struct kprof_config cfg;
 	struct kprof_info info;
 
-	self->fd = kp_open();
-	if (self->fd < 0)
-		SKIP(return, "%s: %s (kprof.ko not loaded?)", KP_DEV,
-		     strerror(errno));
-	kp_stop(self->fd);
+	KP_OPEN_OR_SKIP(self->fd);
 	kp_cfg_init(&cfg, 1000);
 	cfg.buffer_pages = 4;
 	ASSERT_EQ(0, kp_set_config(self->fd, &cfg))
@@ -43,11 +39,7 @@ FIXTURE_SETUP(mmap)
 
 FIXTURE_TEARDOWN(mmap)
 {
-	if (self->fd >= 0) {
-		kp_stop(self->fd);
-		kp_unmap(&self->b);
-		close(self->fd);
-	}
+	kp_close(self->fd, &self->b);
 }
 
 static void *map(int fd, size_t len, int prot, int flags, off_t off)
@@ -214,6 +206,7 @@ TEST_F_TIMEOUT(mmap, garbage_tail, 60)
 {
 	unsigned int cpu, round;
 	__u64 *last_head;
+	struct kp_cpu *c;
 
 	KP_RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, kp_map(&self->b, self->fd)) TH_LOG("%s", self->b.err);
@@ -273,23 +266,18 @@ TEST_F_TIMEOUT(mmap, garbage_tail, 60)
 
 		kp_sleep_ms(20);
 		ASSERT_LE(0, kp_drain(&self->b)) TH_LOG("%s", self->b.err);
-		for (cpu = 0; cpu < self->b.nr_cpu_ids; cpu++)
-			if (self->b.cpus[cpu].base && kp_cpu_online(cpu) &&
-			    !self->b.cpus[cpu].samples)
-				waiting++;
+		kp_for_each_online(&self->b, cpu, c)
+			waiting += !c->samples;
 		if (!waiting)
 			break;
 	}
 	ASSERT_EQ(0, kp_stop(self->fd));
 	ASSERT_LE(0, kp_drain(&self->b)) TH_LOG("%s", self->b.err);
 
-	for (cpu = 0; cpu < self->b.nr_cpu_ids; cpu++) {
-		struct kp_cpu *c = &self->b.cpus[cpu];
+	kp_for_each_online(&self->b, cpu, c) {
 		struct kprof_cpu_stats st;
 		struct kprof_counters k;
 
-		if (!c->base || !kp_cpu_online(cpu))
-			continue;
 		kp_page_counters(c, &k);
 		ASSERT_EQ(0, kp_get_stats(self->fd, cpu, &st));
 		EXPECT_EQ(0, memcmp(&st.counters, &k, sizeof(k)));

@@ -44,11 +44,7 @@ FIXTURE_SETUP(nmi)
 {
 	struct kprof_config cfg;
 
-	self->fd = kp_open();
-	if (self->fd < 0)
-		SKIP(return, "%s: %s (kprof.ko not loaded?)", KP_DEV,
-		     strerror(errno));
-	kp_stop(self->fd);
+	KP_OPEN_OR_SKIP(self->fd);
 	kp_cfg_init(&cfg, 100);
 	cfg.flags |= KPROF_CFG_CALLCHAIN_KERNEL | KPROF_CFG_CALLCHAIN_USER;
 	cfg.kernel_stack = KPROF_MAX_STACK;
@@ -62,23 +58,18 @@ FIXTURE_SETUP(nmi)
 
 FIXTURE_TEARDOWN(nmi)
 {
-	if (self->fd >= 0) {
-		kp_stop(self->fd);
-		kp_unmap(&self->b);
-		close(self->fd);
-	}
+	kp_close(self->fd, &self->b);
 }
 
 TEST_F_TIMEOUT(nmi, every_cpu, 60)
 {
 	unsigned int cpu, nr = 0;
+	struct kp_cpu *c;
 	int i;
 
 	KP_RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, kp_start(self->fd)) TH_LOG("START: %s", strerror(errno));
-	for (cpu = 0; cpu < self->b.nr_cpu_ids; cpu++) {
-		if (!self->b.cpus[cpu].base || !kp_cpu_online(cpu))
-			continue;
+	kp_for_each_online(&self->b, cpu, c) {
 		nr++;
 		for (i = 0; i < INJECTIONS; i++) {
 			/* Each call waits until its NMI has been handled. */
@@ -94,12 +85,9 @@ TEST_F_TIMEOUT(nmi, every_cpu, 60)
 	ASSERT_EQ(0, kp_check_conserved_all(&self->b, 1))
 		TH_LOG("%s", self->b.err);
 
-	for (cpu = 0; cpu < self->b.nr_cpu_ids; cpu++) {
-		struct kp_cpu *c = &self->b.cpus[cpu];
+	kp_for_each_online(&self->b, cpu, c) {
 		struct kprof_counters k;
 
-		if (!c->base || !kp_cpu_online(cpu))
-			continue;
 		kp_page_counters(c, &k);
 		TH_LOG("CPU %u: %llu NMI samples of %llu, nmi_samples %llu",
 		       cpu, c->nmi_samples, c->samples, k.nmi_samples);

@@ -309,10 +309,7 @@ FIXTURE_SETUP(sample)
 {
 	struct kprof_config cfg;
 
-	self->fd = kp_open();
-	if (self->fd < 0)
-		SKIP(return, "%s: %s (kprof.ko not loaded?)", KP_DEV,
-		     strerror(errno));
+	KP_OPEN_OR_SKIP(self->fd);
 	if (!kp_cpu_online(0) || !kp_cpu_online(1))
 		SKIP(return, "needs CPUs 0 and 1 online");
 	if (kp_prog_path(self->prog, sizeof(self->prog), variant->prog))
