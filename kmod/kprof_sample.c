@@ -121,29 +121,6 @@ static void kprof_throttle_record(struct kprof_cpu *c, u32 type, u64 now,
 	kprof_buffer_output(c, &r, sizeof(r));
 }
 
-/*
- * The kernel's own per-tick limit stopped our event: the core sets
- * hw.interrupts to MAX_INTERRUPTS before it calls this handler, and the
- * tick clears it.  One record per kernel throttle.
- */
-static void kprof_kernel_throttle_check(struct kprof_cpu *c,
-					struct perf_event *event, u64 now)
-{
-	const struct kprof_throttle_limits *l = &kprof.limits;
-
-	if (READ_ONCE(event->hw.interrupts) != KPROF_MAX_INTERRUPTS) {
-		c->kthrottled = false;
-		return;
-	}
-	if (c->kthrottled)
-		return;
-	c->kthrottled = true;
-	local64_inc(&c->count[KPROF_CNT_KERNEL_THROTTLES]);
-	kprof_throttle_record(c, KPROF_RECORD_KERNEL_THROTTLED, now,
-			      kprof_throttle_tick_of(l, now),
-			      c->thr.interrupts);
-}
-
 /* The throttle of this CPU ended at @now: count and record it. */
 static void kprof_throttle_unthrottled(struct kprof_cpu *c, u64 now)
 {
@@ -153,22 +130,62 @@ static void kprof_throttle_unthrottled(struct kprof_cpu *c, u64 now)
 }
 
 /*
+ * Did the kernel's own per-tick limit stop our event at this overflow?
+ * __perf_event_overflow() calls __perf_event_account_interrupt() first,
+ * which sets hw.interrupts to MAX_INTERRUPTS when the limit is reached
+ * (on 6.1 and 6.12 alike; later kernels do it in
+ * perf_event_throttle_group()), and only then this handler; the hrtimer
+ * is not re-armed.  perf_event_task_tick() - perf_adjust_freq_unthr_context()
+ * zeroes it and restarts the event at the kernel's next tick, without
+ * telling kprof: the first overflow that finds it cleared after a kernel
+ * throttle records the UNTHROTTLE, so every KERNEL_THROTTLED is paired
+ * like a THROTTLE.  Returns true when this overflow is the one that
+ * tripped the limit; its KERNEL_THROTTLED follows its sample.
+ */
+static bool kprof_kernel_throttle_check(struct kprof_cpu *c,
+					struct perf_event *event, u64 now)
+{
+	if (READ_ONCE(event->hw.interrupts) != KPROF_MAX_INTERRUPTS) {
+		if (c->kthrottled) {
+			c->kthrottled = false;
+			kprof_throttle_unthrottled(c, now);
+		}
+		return false;
+	}
+	if (c->kthrottled)
+		return false;
+	c->kthrottled = true;
+	return true;
+}
+
+/* After the sample that tripped the kernel's limit: count, record. */
+static void kprof_kernel_throttled(struct kprof_cpu *c, u64 now)
+{
+	local64_inc(&c->count[KPROF_CNT_KERNEL_THROTTLES]);
+	/* kprof's tick and count (local_clock()), not the kernel's jiffy */
+	kprof_throttle_record(c, KPROF_RECORD_KERNEL_THROTTLED, now,
+			      c->thr.tick, c->thr.interrupts);
+}
+
+/*
  * Before capture: may this overflow be sampled?  Injected NMIs (no
  * @event) are not overflows of the event and bypass the throttle.
  */
 static bool kprof_sample_admit(struct kprof_cpu *c, struct perf_event *event,
-			       u64 now, enum kprof_throttle_verdict *v)
+			       u64 now, enum kprof_throttle_verdict *v,
+			       bool *kthrottled)
 {
 	bool was_throttled;
 
 	*v = KPROF_THROTTLE_SAMPLE;
+	*kthrottled = false;
 	if (unlikely(!READ_ONCE(c->active))) {
 		kprof_count_lost(c, KPROF_LOST_STOPPED);
 		return false;
 	}
 	if (!event)
 		return true;
-	kprof_kernel_throttle_check(c, event, now);
+	*kthrottled = kprof_kernel_throttle_check(c, event, now);
 	was_throttled = c->thr.throttled;
 	*v = kprof_throttle_interrupt(&kprof.limits, &c->thr, now);
 	if (*v == KPROF_THROTTLE_SUPPRESSED) {
@@ -387,6 +404,7 @@ static void __kprof_sample_capture(struct kprof_cpu *c,
 	unsigned int nr_kernel = 0, nr_user = 0;
 	struct kprof_sample *s;
 	enum kprof_throttle_verdict v;
+	bool kthrottled;
 	u16 misc = 0;
 	long level;
 	u64 cost;
@@ -396,8 +414,8 @@ static void __kprof_sample_capture(struct kprof_cpu *c,
 	level = local_inc_return(&c->nest);
 	seq = local64_inc_return(&c->count[KPROF_CNT_OVERFLOWS]);
 
-	if (!kprof_sample_admit(c, event, t0, &v))
-		goto out;
+	if (!kprof_sample_admit(c, event, t0, &v, &kthrottled))
+		goto kernel_throttle;
 	if (unlikely(level > KPROF_NEST_LEVELS)) {
 		kprof_count_lost(c, KPROF_LOST_NESTED);
 		goto throttle;
@@ -453,7 +471,9 @@ throttle:
 		kprof_throttle_record(c, KPROF_RECORD_WOULD_THROTTLE, t0,
 				      c->thr.tick, c->thr.interrupts);
 	}
-out:
+kernel_throttle:
+	if (kthrottled)
+		kprof_kernel_throttled(c, t0);
 	local_inc(&c->publish_gen);
 	if (level == 1)
 		kprof_counters_publish(c);

@@ -71,13 +71,14 @@ static int stats_finish(struct output *o, const struct out_summary *s)
 		}
 		fprintf(o->f, "],\"total\":{");
 		json_counters(o->f, &total);
-		fprintf(o->f, "},\"reader\":{\"seconds\":%.3f,\"samples\":%llu,\"lost_records\":%llu,\"throttle_records\":%llu,\"unthrottle_records\":%llu,\"kernel_throttled_records\":%llu,\"rate_lowered_records\":%llu,\"unknown_records\":%llu,\"bad_records\":%llu,\"bad_sizes\":%llu,\"discarded_bytes\":%llu,\"misordered\":%llu,\"filtered\":%llu,\"sideband_lost\":%llu}}\n",
+		fprintf(o->f, "},\"reader\":{\"seconds\":%.3f,\"samples\":%llu,\"lost_records\":%llu,\"throttle_records\":%llu,\"unthrottle_records\":%llu,\"kernel_throttled_records\":%llu,\"would_throttle_records\":%llu,\"rate_lowered_records\":%llu,\"unknown_records\":%llu,\"bad_records\":%llu,\"bad_sizes\":%llu,\"discarded_bytes\":%llu,\"misordered\":%llu,\"filtered\":%llu,\"sideband_lost\":%llu}}\n",
 			s->seconds,
 			(unsigned long long)d->records[KPROF_RECORD_SAMPLE],
 			(unsigned long long)d->records[KPROF_RECORD_LOST],
 			(unsigned long long)d->records[KPROF_RECORD_THROTTLE],
 			(unsigned long long)d->records[KPROF_RECORD_UNTHROTTLE],
 			(unsigned long long)d->records[KPROF_RECORD_KERNEL_THROTTLED],
+			(unsigned long long)d->records[KPROF_RECORD_WOULD_THROTTLE],
 			(unsigned long long)d->records[KPROF_RECORD_RATE_LOWERED],
 			(unsigned long long)d->unknown, (unsigned long long)d->bad,
 			(unsigned long long)s->bad_sizes, (unsigned long long)s->discarded,
@@ -85,40 +86,54 @@ static int stats_finish(struct output *o, const struct out_summary *s)
 			(unsigned long long)s->sideband_lost);
 		return fflush(o->f) || ferror(o->f) ? -1 : 0;
 	}
-	fprintf(o->f, "%4s %10s %10s %8s %8s %8s %8s %9s %9s %9s %8s %10s %12s\n",
+	/*
+	 * One row per CPU: overflows, then what became of them (samples and
+	 * the lost causes), throttles by cause (kprof's own, the kernel's
+	 * per-tick limit, shadow would-throttles), unthrottles, lowerings,
+	 * NMI samples, the mean measured cost, the cost controller's running
+	 * average and the limits in force.
+	 */
+	fprintf(o->f, "%4s %10s %10s %9s %8s %8s %9s %9s %9s %8s %8s %9s %8s %10s %10s %12s %8s\n",
 		"cpu", "overflows", "samples", "lost:full", "nested", "stopped",
-		"throttld", "throttles", "kthrottle", "lowerings", "nmi", "avg_ns", "max_rate");
+		"throttled", "throttles", "kthrottle", "would", "unthrot",
+		"lowerings", "nmi", "avg_ns", "ctl_avg_ns", "max_rate", "per_tick");
 	for (i = 0; i <= s->nr_cpu; i++) {
+		const struct kprof_cpu_stats *cs = NULL;
 		const struct kprof_counters *c;
 		char name[16];
 
 		if (i < s->nr_cpu) {
 			if (!s->cpu[i].size)
 				continue;
-			c = &s->cpu[i].counters;
-			snprintf(name, sizeof(name), "%u", s->cpu[i].cpu);
+			cs = &s->cpu[i];
+			c = &cs->counters;
+			snprintf(name, sizeof(name), "%u", cs->cpu);
 		} else {
 			c = &total;
 			snprintf(name, sizeof(name), "all");
 		}
-		fprintf(o->f, "%4s %10llu %10llu %8llu %8llu %8llu %8llu %9llu %9llu %9llu %8llu %10llu",
+		fprintf(o->f, "%4s %10llu %10llu %9llu %8llu %8llu %9llu %9llu %9llu %8llu %8llu %9llu %8llu %10llu",
 			name, (unsigned long long)c->overflows, (unsigned long long)c->samples,
 			(unsigned long long)c->lost_full, (unsigned long long)c->lost_nested,
 			(unsigned long long)c->lost_stopped, (unsigned long long)c->lost_throttled,
 			(unsigned long long)c->throttles, (unsigned long long)c->kernel_throttles,
+			(unsigned long long)c->would_throttles, (unsigned long long)c->unthrottles,
 			(unsigned long long)c->lowerings, (unsigned long long)c->nmi_samples,
 			c->samples ? (unsigned long long)(c->handler_ns / c->samples) : 0ULL);
-		if (i < s->nr_cpu)
-			fprintf(o->f, " %12llu\n", (unsigned long long)s->cpu[i].max_sample_rate);
+		if (cs)
+			fprintf(o->f, " %10llu %12llu %8llu\n", (unsigned long long)cs->avg_ns,
+				(unsigned long long)cs->max_sample_rate,
+				(unsigned long long)cs->max_samples_per_tick);
 		else
-			fprintf(o->f, " %12s\n", "-");
+			fprintf(o->f, " %10s %12s %8s\n", "-", "-", "-");
 	}
-	fprintf(o->f, "reader: %llu samples, %llu LOST, %llu THROTTLE, %llu UNTHROTTLE, %llu KERNEL_THROTTLED, %llu RATE_LOWERED records; %llu unknown records skipped, %llu malformed, %llu bad sizes (%llu bytes discarded), %llu misordered, %llu filtered, %llu side-band lost",
+	fprintf(o->f, "reader: %llu samples, %llu LOST, %llu THROTTLE, %llu UNTHROTTLE, %llu KERNEL_THROTTLED, %llu WOULD_THROTTLE, %llu RATE_LOWERED records; %llu unknown records skipped, %llu malformed, %llu bad sizes (%llu bytes discarded), %llu misordered, %llu filtered, %llu side-band lost",
 		(unsigned long long)d->records[KPROF_RECORD_SAMPLE],
 		(unsigned long long)d->records[KPROF_RECORD_LOST],
 		(unsigned long long)d->records[KPROF_RECORD_THROTTLE],
 		(unsigned long long)d->records[KPROF_RECORD_UNTHROTTLE],
 		(unsigned long long)d->records[KPROF_RECORD_KERNEL_THROTTLED],
+		(unsigned long long)d->records[KPROF_RECORD_WOULD_THROTTLE],
 		(unsigned long long)d->records[KPROF_RECORD_RATE_LOWERED],
 		(unsigned long long)d->unknown, (unsigned long long)d->bad,
 		(unsigned long long)s->bad_sizes, (unsigned long long)s->discarded,

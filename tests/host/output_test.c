@@ -324,4 +324,99 @@ TEST(capture_refuses_other_versions_and_truncation)
 	unlink(path);
 }
 
+/*
+ * --stats: per CPU, samples, lost by cause, throttles by cause (kprof's
+ * own, the kernel's, shadow would-throttles), lowerings, the limits in
+ * force and the average cost, in the table and in JSON.  Every counter
+ * gets a distinct value so a swapped or missing column shows.
+ */
+static void stats_input(struct kprof_cpu_stats cpu[2], struct decode_stats *d)
+{
+	memset(cpu, 0, 2 * sizeof(*cpu));
+	memset(d, 0, sizeof(*d));
+	cpu[0].size = sizeof(cpu[0]);
+	cpu[0].cpu = 0;
+	cpu[0].counters = (struct kprof_counters){
+		.overflows = 1000, .samples = 900, .lost_full = 11,
+		.lost_nested = 12, .lost_stopped = 13, .lost_throttled = 64,
+		.lost_records = 100, .throttles = 21, .kernel_throttles = 22,
+		.unthrottles = 42, .lowerings = 5, .handler_ns = 900 * 2500,
+		.nmi_samples = 7, .would_throttles = 23,
+	};
+	cpu[0].max_sample_rate = 40000;
+	cpu[0].max_samples_per_tick = 160;
+	cpu[0].allowed_ns = 3125;
+	cpu[0].avg_ns = 2600;
+	cpu[1] = cpu[0];
+	cpu[1].cpu = 1;
+	cpu[1].counters.samples = 800;
+	cpu[1].counters.would_throttles = 33;
+	cpu[1].avg_ns = 2700;
+	d->records[KPROF_RECORD_SAMPLE] = 1700;
+	d->records[KPROF_RECORD_WOULD_THROTTLE] = 56;
+	d->records[KPROF_RECORD_KERNEL_THROTTLED] = 44;
+}
+
+static char *stats_text(int json)
+{
+	struct kprof_cpu_stats cpu[2];
+	struct decode_stats d;
+	struct out_summary sum = { .cpu = cpu, .nr_cpu = 2, .decode = &d };
+	struct output *o;
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	stats_input(cpu, &d);
+	o = output_stats__new(f, json);
+	if (!o || output__finish(o, &sum)) {
+		fclose(f);
+		free(text);
+		return NULL;
+	}
+	output__free(o);
+	fclose(f);
+	return text;
+}
+
+TEST(stats_table_shows_every_cause)
+{
+	char *t = stats_text(0);
+	const char *want_head =
+		" cpu  overflows    samples lost:full   nested  stopped throttled throttles kthrottle    would  unthrot lowerings      nmi     avg_ns ctl_avg_ns     max_rate per_tick\n";
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(0, strncmp(want_head, t, strlen(want_head))) TH_LOG("got:\n%s", t);
+	/* avg_ns: handler_ns / samples; ctl_avg_ns: the controller's average. */
+	EXPECT_NE(NULL, strstr(t,
+		"\n   0       1000        900        11       12       13        64        21        22       23       42         5        7       2500       2600        40000      160\n"))
+		TH_LOG("got:\n%s", t);
+	EXPECT_NE(NULL, strstr(t,
+		"\n   1       1000        800        11       12       13        64        21        22       33       42         5        7       2812       2700        40000      160\n"))
+		TH_LOG("got:\n%s", t);
+	EXPECT_NE(NULL, strstr(t,
+		"\n all       2000       1700        22       24       26       128        42        44       56       84        10       14       2647          -            -        -\n"))
+		TH_LOG("got:\n%s", t);
+	EXPECT_NE(NULL, strstr(t, ", 44 KERNEL_THROTTLED, 56 WOULD_THROTTLE, 0 RATE_LOWERED records;"))
+		TH_LOG("got:\n%s", t);
+	free(t);
+}
+
+TEST(stats_json_has_the_same_fields)
+{
+	char *t = stats_text(1);
+
+	ASSERT_NE(NULL, t);
+	EXPECT_EQ(0, strncmp("{\"cpus\":[{\"cpu\":0,\"overflows\":1000,\"samples\":900,\"lost_full\":11,\"lost_nested\":12,\"lost_stopped\":13,\"lost_throttled\":64,\"lost_records\":100,\"throttles\":21,\"kernel_throttles\":22,\"unthrottles\":42,\"lowerings\":5,\"handler_ns\":2250000,\"nmi_samples\":7,\"would_throttles\":23,\"avg_handler_ns\":2500,\"max_sample_rate\":40000,\"max_samples_per_tick\":160,\"allowed_ns\":3125,\"avg_ns\":2600},", t, 300))
+		TH_LOG("got:\n%s", t);
+	EXPECT_NE(NULL, strstr(t, "\"total\":{\"overflows\":2000,\"samples\":1700,"))
+		TH_LOG("got:\n%s", t);
+	EXPECT_NE(NULL, strstr(t, "\"would_throttles\":56,"));
+	EXPECT_NE(NULL, strstr(t, "\"kernel_throttled_records\":44,\"would_throttle_records\":56,"))
+		TH_LOG("got:\n%s", t);
+	free(t);
+}
+
 TEST_HARNESS_MAIN

@@ -112,7 +112,7 @@ struct kprof_mmap_page {
 		__u64	lost_records;	/* sum of LOST records written */
 		__u64	throttles;	/* kprof's own throttle stopped the event */
 		__u64	kernel_throttles; /* the kernel's limit stopped it */
-		__u64	unthrottles;
+		__u64	unthrottles;	/* restarts after either throttle */
 		__u64	lowerings;	/* RATE_LOWERED records */
 		__u64	handler_ns;	/* sum of measured handler cost */
 		__u64	nmi_samples;	/* samples taken in NMI context */
@@ -199,7 +199,16 @@ enum kprof_record_type {
 	 * kprof's own throttle stopped this CPU's event (THROTTLE), the
 	 * kernel's per-tick limit did (KERNEL_THROTTLED, detected through
 	 * the event's hw.interrupts), or the event was restarted
-	 * (UNTHROTTLE).
+	 * (UNTHROTTLE).  Both throttle records follow the overflow that
+	 * tripped the limit (and its SAMPLE: it is delivered), and each is
+	 * ended by one UNTHROTTLE unless sampling stops first, so
+	 * unthrottles <= throttles + kernel_throttles.  The kernel restarts
+	 * its throttled event at its next tick without telling kprof: the
+	 * UNTHROTTLE ending a KERNEL_THROTTLED is written by the first
+	 * overflow after that restart, with that overflow's time, before
+	 * its SAMPLE.  tick and interrupts are kprof's count in its own
+	 * ticks (local_clock() / TICK_NSEC), also for KERNEL_THROTTLED,
+	 * whose limit the kernel counts in its scheduler ticks instead.
 	 * struct {
 	 *	struct kprof_record_header header;
 	 *	__u64	time;
