@@ -55,13 +55,14 @@ static void usage(FILE *f)
 "      --weight=period    with --folded: count periods, not samples\n"
 "      --report           top symbols by self and total share\n"
 "      --stats            per-CPU counters; --json for JSON\n"
+"      --no-demangle      print C++ symbols as mangled in the ELF file\n"
 "  -h, --help             this text\n",
 		DEFAULT_FREQ);
 }
 
 enum {
 	OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_BUFFER_PAGES, OPT_WATERMARK,
-	OPT_FOLDED, OPT_WEIGHT, OPT_REPORT, OPT_STATS, OPT_JSON,
+	OPT_FOLDED, OPT_WEIGHT, OPT_REPORT, OPT_STATS, OPT_JSON, OPT_NO_DEMANGLE,
 };
 
 static const struct option long_opts[] = {
@@ -84,6 +85,7 @@ static const struct option long_opts[] = {
 	{ "report", no_argument, NULL, OPT_REPORT },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -110,6 +112,7 @@ static int cmd_profile(int argc, char **argv)
 	unsigned long long v, freq = 0, period = 0;
 	enum format fmt = FMT_SCRIPT;
 	int fmt_given = 0, json = 0, weight_period = 0, callchain = 0, opt;
+	int no_demangle = 0;
 	const char *input = NULL;
 	static char event_name[64];
 	struct output *out = NULL;
@@ -217,6 +220,9 @@ static int cmd_profile(int argc, char **argv)
 		case OPT_JSON:
 			json = 1;
 			break;
+		case OPT_NO_DEMANGLE:
+			no_demangle = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -302,6 +308,7 @@ static int cmd_profile(int argc, char **argv)
 			p_err("out of memory");
 			return 1;
 		}
+		out->no_demangle = no_demangle;
 	}
 	if (input) {
 		if (!capture__is_capture(input)) {

@@ -47,6 +47,7 @@ struct output {
 	const struct output_ops *ops;
 	FILE *f;
 	int needs_frames;	/* symbolize samples for it */
+	int no_demangle;	/* --no-demangle: raw C++ symbol names */
 };
 
 struct output *output_script__new(FILE *f, const char *event);

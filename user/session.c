@@ -53,6 +53,9 @@ struct session *session__new(const struct session_opts *o, struct ksyms *k)
 		session__free(s);
 		return NULL;
 	}
+	/* Demangling is display only: captures keep the raw names. */
+	if (o->out && o->out->no_demangle)
+		usyms__set_demangle(s->usyms, 0);
 	if (o->filter == FILTER_TREE && !pid_entry(s->tree, o->pid)) {
 		session__free(s);
 		return NULL;

@@ -20,6 +20,7 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
+#include "demangle.h"
 #include "print.h"
 #include "usyms.h"
 
@@ -56,6 +57,12 @@ struct dso {
 	uint32_t nsyms;
 	char *strtab;
 	uint32_t strtab_len;
+	/*
+	 * Display names, per symbol, made the first time a sample hits it:
+	 * demangled (malloc'd) or the raw name (pointing into strtab).  The
+	 * raw names are what captures save.
+	 */
+	const char **dem;
 };
 
 struct umap {
@@ -74,6 +81,7 @@ struct proc {
 struct usyms {
 	struct dso *dsos[HASH_SIZE];
 	struct proc *procs[HASH_SIZE];
+	int demangle;
 };
 
 static unsigned int hash_str(const char *s)
@@ -87,11 +95,56 @@ static unsigned int hash_str(const char *s)
 
 struct usyms *usyms__new(void)
 {
-	return calloc(1, sizeof(struct usyms));
+	struct usyms *u = calloc(1, sizeof(struct usyms));
+
+	if (u)
+		u->demangle = 1;
+	return u;
+}
+
+void usyms__set_demangle(struct usyms *u, int on)
+{
+	u->demangle = on;
+}
+
+/* Drop the display names (before the symbols they belong to go). */
+static void dso_free_dem(struct dso *d)
+{
+	uint32_t i;
+
+	if (!d->dem)
+		return;
+	for (i = 0; i < d->nsyms; i++)
+		if (d->dem[i] && d->dem[i] != d->strtab + d->syms[i].name)
+			free((char *)d->dem[i]);
+	free(d->dem);
+	d->dem = NULL;
+}
+
+/* Name of symbol S of D as printed: demangled once, then from the cache. */
+static const char *dso_display_name(struct dso *d, const struct dsym *s)
+{
+	const char *raw = d->strtab + s->name;
+	uint32_t i = s - d->syms;
+	char *dem;
+
+	if (raw[0] != '_' || raw[1] != 'Z')
+		return raw;
+	if (!d->dem) {
+		d->dem = calloc(d->nsyms, sizeof(*d->dem));
+		if (!d->dem)
+			return raw;
+	}
+	if (!d->dem[i]) {
+		dem = demangle__cxx(raw);
+		d->dem[i] = dem ? dem : raw;
+	}
+	return d->dem[i];
 }
 
 static void dso_free(struct dso *d)
 {
+	dso_free_dem(d);
 	free(d->path);
 	free(d->ph);
 	free(d->syms);
@@ -469,7 +522,7 @@ int usyms__resolve(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 	s = dso_lookup(m->dso, caller && vaddr ? vaddr - 1 : vaddr);
 	if (!s)
 		return -ENOENT;
-	r->name = m->dso->strtab + s->name;
+	r->name = u->demangle ? dso_display_name(m->dso, s) : m->dso->strtab + s->name;
 	r->off = vaddr - s->addr;
 	return 0;
 }
@@ -598,6 +651,7 @@ int usyms__load_dso(struct usyms *u, const void *blob, size_t len)
 	d = dso_find(u, (const char *)p + sizeof(b), 1);
 	if (!d)
 		return -ENOMEM;
+	dso_free_dem(d);
 	free(d->ph);
 	free(d->syms);
 	free(d->strtab);

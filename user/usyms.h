@@ -43,6 +43,11 @@ struct usyms;
 
 struct usyms *usyms__new(void);
 void usyms__free(struct usyms *u);
+/*
+ * Whether usyms__resolve() names C++ symbols demangled (the default, as
+ * perf does) or as the ELF symbol table spells them (--no-demangle).
+ */
+void usyms__set_demangle(struct usyms *u, int on);
 int usyms__apply(struct usyms *u, const struct pev *e);
 int usyms__has_pid(const struct usyms *u, uint32_t pid);
 /*

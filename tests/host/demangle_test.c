@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * demangle_test: C++ user symbols print demangled, as perf prints them,
+ * and raw with --no-demangle.  The symbols are those of a real g++ build,
+ * tests/progs/cxxhot (a member function, a template instance, an
+ * overload): through the symbolizer (usyms), and end to end through a
+ * capture replayed by the kprofcat binary with and without --no-demangle
+ * (captures keep the raw names, so either choice works on replay).
+ */
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gelf.h>
+
+#include "kselftest_harness.h"
+
+#include "capture.h"
+#include "demangle.h"
+#include "ksyms.h"
+#include "output.h"
+#include "print.h"
+#include "session.h"
+#include "synth.h"
+#include "usyms.h"
+
+#define MAP_START	0x555555554000ULL
+#define PID		4321
+
+static char prog[PATH_MAX], kprofcat[PATH_MAX];
+
+/* tests/progs/cxxhot and user/kprofcat, found from this binary's path. */
+static int find_paths(void)
+{
+	char self[PATH_MAX], *dir;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n < 0)
+		return -1;
+	self[n] = '\0';
+	dir = dirname(self);	/* .../tests/host */
+	snprintf(prog, sizeof(prog), "%s/../progs/cxxhot", dir);
+	snprintf(kprofcat, sizeof(kprofcat), "%s/../../user/kprofcat", dir);
+	if (!realpath(prog, self))
+		return -1;
+	snprintf(prog, sizeof(prog), "%s", self);
+	return access(prog, R_OK) || access(kprofcat, X_OK);
+}
+
+/* File offset of the symbol NAME in PATH (its address in a mapping at pgoff 0). */
+static int sym_file_offset(const char *path, const char *name, uint64_t *off)
+{
+	int fd = open(path, O_RDONLY), ret = -1;
+	Elf_Scn *scn = NULL;
+	uint64_t vaddr = 0;
+	size_t i, nph;
+	Elf *e;
+
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+
+			if (gelf_getsym(d, i, &s) &&
+			    !strcmp(elf_strptr(e, sh.sh_link, s.st_name), name))
+				vaddr = s.st_value;
+		}
+	}
+	if (e && vaddr && !elf_getphdrnum(e, &nph)) {
+		for (i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_LOAD &&
+			    vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
+				*off = vaddr - ph.p_vaddr + ph.p_offset;
+				ret = 0;
+			}
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return ret;
+}
+
+static int map_prog(void *ctx, int (*apply)(void *ctx, const struct pev *e))
+{
+	struct pev e = { .type = PEV_MMAP, .pid = PID, .time = 0, .start = MAP_START,
+			 .len = 1 << 20, .pgoff = 0, .path = prog };
+
+	return apply(ctx, &e);
+}
+
+static int usyms_apply(void *u, const struct pev *e)
+{
+	return usyms__apply(u, e);
+}
+
+TEST(demangles_itanium_names_and_leaves_others)
+{
+	char *s;
+
+	s = demangle__cxx("_ZN2kp6Worker4spinEm");
+	ASSERT_NE(NULL, s);
+	EXPECT_STREQ("kp::Worker::spin(unsigned long)", s);
+	free(s);
+	s = demangle__cxx("_ZN2kp5twiceIiEET_S1_");
+	ASSERT_NE(NULL, s);
+	EXPECT_STREQ("int kp::twice<int>(int)", s);
+	free(s);
+	/* gcc's clone suffixes, as perf shows them. */
+	s = demangle__cxx("_ZN2kp5twiceEdi.cold");
+	ASSERT_NE(NULL, s);
+	EXPECT_STREQ("kp::twice(double, int) [clone .cold]", s);
+	free(s);
+	EXPECT_EQ(NULL, demangle__cxx("main"));
+	EXPECT_EQ(NULL, demangle__cxx("_Z"));
+	EXPECT_EQ(NULL, demangle__cxx("_Zfoo!"));
+	/* A type encoding is not a symbol: __cxa_demangle would take "i". */
+	EXPECT_EQ(NULL, demangle__cxx("i"));
+}
+
+TEST(symbolizer_names_cxx_functions_demangled_unless_told_not_to)
+{
+	uint64_t spin, twice_int, main_off;
+	struct usyms *u;
+	struct usym r;
+
+	ASSERT_EQ(0, find_paths()) TH_LOG("build tests/progs/cxxhot and user/kprofcat first");
+	ASSERT_EQ(0, sym_file_offset(prog, "_ZN2kp6Worker4spinEm", &spin));
+	ASSERT_EQ(0, sym_file_offset(prog, "_ZN2kp5twiceIiEET_S1_", &twice_int));
+	ASSERT_EQ(0, sym_file_offset(prog, "main", &main_off));
+	u = usyms__new();
+	ASSERT_NE(NULL, u);
+	ASSERT_EQ(0, map_prog(u, usyms_apply));
+
+	ASSERT_EQ(0, usyms__resolve(u, PID, 1, MAP_START + spin + 4, 0, &r));
+	EXPECT_STREQ("kp::Worker::spin(unsigned long)", r.name);
+	EXPECT_EQ(4, r.off);
+	EXPECT_STREQ(prog, r.dso);
+	ASSERT_EQ(0, usyms__resolve(u, PID, 1, MAP_START + twice_int + 1, 0, &r));
+	EXPECT_STREQ("int kp::twice<int>(int)", r.name);
+	/* main has C linkage: as is. */
+	ASSERT_EQ(0, usyms__resolve(u, PID, 1, MAP_START + main_off + 1, 0, &r));
+	EXPECT_STREQ("main", r.name);
+	usyms__set_demangle(u, 0);
+	ASSERT_EQ(0, usyms__resolve(u, PID, 1, MAP_START + spin + 4, 0, &r));
+	EXPECT_STREQ("_ZN2kp6Worker4spinEm", r.name);
+	usyms__set_demangle(u, 1);
+	ASSERT_EQ(0, usyms__resolve(u, PID, 1, MAP_START + spin + 4, 0, &r));
+	EXPECT_STREQ("kp::Worker::spin(unsigned long)", r.name);
+	usyms__free(u);
+}
+
+static int session_apply(void *s, const struct pev *e)
+{
+	return session__pev(s, e);
+}
+
+static int write_dso(void *w, const void *blob, size_t len)
+{
+	return capture__write(w, KPCAP_DSO, 0, blob, len);
+}
+
+/* Run kprofcat with ARGS; its stdout in a malloc'd string. */
+static char *run_kprofcat(const char *args)
+{
+	char cmd[2 * PATH_MAX], *text = NULL;
+	size_t len = 0, n;
+	char buf[4096];
+	FILE *p, *f;
+
+	snprintf(cmd, sizeof(cmd), "%s %s", kprofcat, args);
+	p = popen(cmd, "r");
+	f = open_memstream(&text, &len);
+	if (!p || !f)
+		return NULL;
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		fwrite(buf, 1, n, f);
+	fclose(f);
+	if (pclose(p)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+TEST(kprofcat_prints_demangled_names_and_raw_ones_with_no_demangle)
+{
+	char path[] = "/tmp/kprofcat-cxx-XXXXXX", args[PATH_MAX + 64], want[PATH_MAX + 128];
+	struct session_opts so = { .window_ns = 1000000 };
+	uint64_t spin, twice, ips[2];
+	struct capture_writer *w;
+	unsigned char buf[512];
+	struct session *s;
+	char *text;
+	size_t n;
+	int fd = mkstemp(path);
+
+	ASSERT_GE(fd, 0);
+	close(fd);
+	ASSERT_EQ(0, find_paths()) TH_LOG("build tests/progs/cxxhot and user/kprofcat first");
+	ASSERT_EQ(0, sym_file_offset(prog, "_ZN2kp6Worker4spinEm", &spin));
+	ASSERT_EQ(0, sym_file_offset(prog, "_ZN2kp5twiceEdi", &twice));
+	p_set_quiet(1);
+	/* A capture as kprofcat -o writes it: samples, maps, DSO symbols. */
+	w = capture__create(path);
+	ASSERT_NE(NULL, w);
+	so.cap = w;
+	s = session__new(&so, ksyms__new("", 0));
+	ASSERT_NE(NULL, s);
+	ASSERT_EQ(0, capture__write(w, KPCAP_META, 0, "event=cpu-clock\n", 16));
+	ASSERT_EQ(0, map_prog(s, session_apply));
+	ips[0] = MAP_START + spin + 0x10;	/* leaf */
+	ips[1] = MAP_START + twice + 0x9;	/* return address in its caller */
+	n = synth_sample(buf, 1, 1000000000, 0, PID, "cxxhot", KPROF_MISC_USER, ips, 0, 2);
+	ASSERT_EQ(0, session__record(s, 0, buf, n));
+	ASSERT_EQ(0, session__flush(s, 1));
+	ASSERT_EQ(0, usyms__save_dsos(session__usyms(s), write_dso, w));
+	session__free(s);
+	ASSERT_EQ(0, capture__close(w));
+
+	snprintf(args, sizeof(args), "-i %s", path);
+	text = run_kprofcat(args);
+	ASSERT_NE(NULL, text);
+	snprintf(want, sizeof(want), "\t%16llx kp::Worker::spin(unsigned long)+0x10 (%s)\n",
+		 (unsigned long long)spin + 0x10, prog);
+	EXPECT_NE(NULL, strstr(text, want)) TH_LOG("want %s in:\n%s", want, text);
+	snprintf(want, sizeof(want), " kp::twice(double, int)+0x9 (%s)\n", prog);
+	EXPECT_NE(NULL, strstr(text, want)) TH_LOG("want %s in:\n%s", want, text);
+	free(text);
+
+	snprintf(args, sizeof(args), "--no-demangle -i %s", path);
+	text = run_kprofcat(args);
+	ASSERT_NE(NULL, text);
+	snprintf(want, sizeof(want), "\t%16llx _ZN2kp6Worker4spinEm+0x10 (%s)\n",
+		 (unsigned long long)spin + 0x10, prog);
+	EXPECT_NE(NULL, strstr(text, want)) TH_LOG("want %s in:\n%s", want, text);
+	EXPECT_EQ(NULL, strstr(text, "kp::")) TH_LOG("%s", text);
+	free(text);
+
+	snprintf(args, sizeof(args), "--folded -i %s", path);
+	text = run_kprofcat(args);
+	ASSERT_NE(NULL, text);
+	EXPECT_STREQ("cxxhot;kp::twice(double, int);kp::Worker::spin(unsigned long) 1\n", text);
+	free(text);
+	unlink(path);
+}
+
+TEST_HARNESS_MAIN
