@@ -115,6 +115,14 @@ int capture__write_pev(struct capture_writer *w, const struct pev *e)
 		       (e->path ? strlen(e->path) : 0) + 1);
 }
 
+int capture__sync(struct capture_writer *w)
+{
+	flush_records(w);
+	if (fflush(w->f) && !w->err)
+		w->err = errno;
+	return -w->err;
+}
+
 int capture__close(struct capture_writer *w)
 {
 	int err;

@@ -15,7 +15,9 @@
  *
  * Section types (readers skip types they do not know):
  *	META (1)	text, "key=value" lines: event, sample, hostname,
- *			release, command
+ *			release, command, and filter ("pid:N" or "tree:N")
+ *			when RECORDS hold every process's records and -i
+ *			is to keep only those of the recorded process(es)
  *	KALLSYMS (2)	/proc/kallsyms as read at the start of the run
  *	PEV (3)		one process event (struct kpcap_pev + NUL-terminated
  *			path): /proc/PID/maps snapshot lines (time 0) and
@@ -84,6 +86,8 @@ int capture__write(struct capture_writer *w, uint32_t type, uint32_t arg,
 int capture__add_record(struct capture_writer *w, unsigned int cpu,
 			const void *rec, size_t len);
 int capture__write_pev(struct capture_writer *w, const struct pev *e);
+/* Push buffered records and stdio buffers to the file (to read it back). */
+int capture__sync(struct capture_writer *w);
 /* Write END and close; -errno (the file is incomplete) on any error. */
 int capture__close(struct capture_writer *w);
 

@@ -8,6 +8,9 @@
  * them leave the reordering window), then every CPU buffer, then emit what
  * left the window.  After the stop, whatever the kernel wrote last (the
  * final LOST records) is drained and everything is emitted.
+ *
+ * -o alone takes the raw path (see "The raw path" below): the loop only moves
+ * record bytes from the rings to the file, as perf record does.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,18 +51,26 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int write_meta(struct capture_writer *w, const struct record_opts *o)
+/*
+ * FILTER: the process filter -i is to apply ("filter=pid:N" or
+ * "filter=tree:N"), for raw captures that hold every process's records.
+ */
+static int write_meta(struct capture_writer *w, const struct record_opts *o,
+		      enum session_filter filter, uint32_t pid)
 {
 	struct utsname u;
-	char meta[4096];
+	char meta[4096], fl[64] = "";
 	int n;
 
 	uname(&u);
+	if (filter != FILTER_ALL)
+		snprintf(fl, sizeof(fl), "filter=%s:%u\n",
+			 filter == FILTER_PID ? "pid" : "tree", pid);
 	n = snprintf(meta, sizeof(meta),
-		     "event=%s\nsample=%llu\nfreq=%d\nhostname=%s\nrelease=%s\ncommand=%s\n",
+		     "event=%s\nsample=%llu\nfreq=%d\nhostname=%s\nrelease=%s\ncommand=%s\n%s",
 		     o->event, (unsigned long long)o->cfg.sample,
 		     !!(o->cfg.flags & KPROF_CFG_FREQ), u.nodename, u.release,
-		     o->cmd ? o->cmd[0] : "");
+		     o->cmd ? o->cmd[0] : "", fl);
 	return capture__write(w, KPCAP_META, 0, meta, n < (int)sizeof(meta) ? n : (int)sizeof(meta) - 1);
 }
 
@@ -114,6 +125,145 @@ static int write_dso(void *ctx, const void *blob, size_t len)
 	return capture__write(ctx, KPCAP_DSO, 0, blob, len);
 }
 
+/*
+ * The raw path (-o without an output, side band available).  The loop
+ * copies each record from its ring into the capture's section buffer as
+ * the kernel wrote it: no decoding, reordering, filtering, symbolizing or
+ * /proc reads per sample.  The process filter goes into META and -i
+ * applies it.  After the stop, one pass over the records written looks up
+ * every sampled user frame, so the DSO symbol sections cover what samples
+ * hit (perf record's build-id pass does the same).
+ *
+ * Pacing: kprof's poll() is level-triggered (readable with one record in
+ * any buffer), so polling right after a drain would spin on the CPUs the
+ * workload needs, while the kernel's watermark wakeup alone (half a
+ * buffer) leaves only half a buffer for the reader's scheduling latency.
+ * The loop sleeps instead until its fullest buffer should be an eighth
+ * full at the rate it last saw, at most RAW_MAX_SLEEP (RAW_IDLE_SLEEP
+ * when nothing came, so a burst after a quiet spell finds room).
+ */
+#define RAW_MIN_SLEEP	0.0005
+#define RAW_IDLE_SLEEP	0.005
+#define RAW_MAX_SLEEP	0.01
+
+struct raw {
+	struct capture_writer *cap;
+	struct session *s;
+	uint64_t *bytes;	/* per CPU, since the last pacing decision */
+	unsigned int nr;
+};
+
+static int raw_record(void *ctx, unsigned int cpu, const void *rec, size_t len)
+{
+	struct raw *r = ctx;
+
+	if (cpu < r->nr)
+		r->bytes[cpu] += len;
+	return capture__add_record(r->cap, cpu, rec, len);
+}
+
+/* Side band: into the capture, and into the session for the DSO pass. */
+static int raw_pev(void *ctx, const struct pev *e)
+{
+	struct raw *r = ctx;
+	int ret = capture__write_pev(r->cap, e);
+
+	return ret ? ret : session__pev(r->s, e);
+}
+
+/* Seconds to sleep before the next drain; DT: seconds since the last. */
+static double raw_pace(struct raw *r, uint64_t data_size, double dt)
+{
+	uint64_t most = 0;
+	double t;
+	unsigned int i;
+
+	for (i = 0; i < r->nr; i++) {
+		if (r->bytes[i] > most)
+			most = r->bytes[i];
+		r->bytes[i] = 0;
+	}
+	if (!most)
+		return RAW_IDLE_SLEEP;
+	t = data_size / 8.0 * dt / most;
+	if (t < RAW_MIN_SLEEP)
+		return 0;
+	return t > RAW_MAX_SLEEP ? RAW_MAX_SLEEP : t;
+}
+
+static int null_sample(struct output *o, const struct kp_record *r,
+		       const struct out_frame *f, unsigned int nr)
+{
+	(void)o;
+	(void)r;
+	(void)f;
+	(void)nr;
+	return 0;
+}
+
+static void null_free(struct output *o)
+{
+	(void)o;
+}
+
+/* An output that wants frames (so the session looks them up) and drops them. */
+static const struct output_ops null_ops = { .sample = null_sample, .free = null_free };
+
+static int replay_records(struct session *s, unsigned int cpu, const unsigned char *p, size_t len);
+
+/*
+ * The DSO pass: read back the RECORDS sections written so far (the file
+ * has no END yet, so its end is the end of the file) through the session.
+ */
+static int raw_dso_pass(struct capture_writer *cap, const char *path, struct session *s)
+{
+	struct kpcap_header h;
+	struct kpcap_section sec;
+	unsigned char *buf = NULL;
+	size_t cap_len = 0;
+	int ret = -EIO;
+	FILE *f;
+
+	if (capture__sync(cap))
+		return -EIO;
+	f = fopen(path, "r");
+	if (!f) {
+		p_err("cannot read back %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (fread(&h, 1, sizeof(h), f) != sizeof(h) || fseek(f, h.header_size, SEEK_SET))
+		goto out;
+	while (fread(&sec, 1, sizeof(sec), f) == sizeof(sec)) {
+		size_t padded = (sec.size + 7) & ~7ULL;
+
+		if (sec.type != KPCAP_RECORDS) {
+			if (fseek(f, padded, SEEK_CUR))
+				goto out;
+			continue;
+		}
+		if (padded > cap_len) {
+			unsigned char *b = realloc(buf, padded);
+
+			if (!b)
+				goto out;
+			buf = b;
+			cap_len = padded;
+		}
+		if (fread(buf, 1, padded, f) != padded)
+			goto out;
+		ret = replay_records(s, sec.arg, buf, sec.size);
+		if (ret)
+			goto out;
+	}
+	ret = feof(f) ? session__flush(s, 1) : -EIO;
+out:
+	if (ret == -EIO)
+		p_err("reading back %s for its DSO symbols failed", path);
+	free(buf);
+	fclose(f);
+	return ret;
+}
+
 static void status_line(struct kdev *d, double t0, double *last, unsigned long long *last_samples)
 {
 	unsigned long long samples, lost, throttled;
@@ -139,7 +289,11 @@ int record__live(struct record_opts *o)
 	unsigned long long last_samples = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct out_summary sum = { 0 };
-	int status = 1, go = -1, child_status = 0, ret, tty = isatty(2);
+	struct output null_out = { .ops = &null_ops, .needs_frames = 1 };
+	struct raw rw = { 0 };
+	double pace = RAW_MIN_SLEEP, last_drain;
+	uint64_t data_size = (uint64_t)o->cfg.buffer_pages * sysconf(_SC_PAGESIZE);
+	int status = 1, go = -1, child_status = 0, ret, tty = isatty(2), raw;
 	pid_t child = 0;
 	struct kdev *d;
 	double t0 = now(), last_status = t0;
@@ -152,7 +306,7 @@ int record__live(struct record_opts *o)
 		goto out;
 	if (o->out_path) {
 		cap = capture__create(o->out_path);
-		if (!cap || write_meta(cap, o))
+		if (!cap)
 			goto out;
 	}
 	if (o->cmd) {
@@ -175,6 +329,19 @@ int record__live(struct record_opts *o)
 		so.filter = FILTER_TREE;
 		so.pid = child;
 	}
+	/* Without side band, new pids need /proc reads as they show up. */
+	raw = cap && !o->out && sb;
+	if (cap && write_meta(cap, o, raw ? so.filter : FILTER_ALL, so.pid))
+		goto out;
+	if (raw) {
+		so.cap = NULL;
+		so.out = &null_out;
+		rw.cap = cap;
+		rw.nr = kdev__nr_cpus(d);
+		rw.bytes = calloc(rw.nr + 1, sizeof(*rw.bytes));
+		if (!rw.bytes)
+			goto out;
+	}
 	{
 		struct ksyms *k = ksyms__load("/proc/kallsyms");
 		size_t klen;
@@ -188,12 +355,14 @@ int record__live(struct record_opts *o)
 			p_err("out of memory");
 			goto out;
 		}
+		rw.s = s;
 	}
 	/* What was mapped before we started listening. */
 	if (so.filter == FILTER_ALL)
-		sideband__snapshot_all(session__pev, s);
+		sideband__snapshot_all(raw ? raw_pev : session__pev, raw ? (void *)&rw : s);
 	else
-		sideband__snapshot_pid(so.pid, 0, session__pev, s);
+		sideband__snapshot_pid(so.pid, 0, raw ? raw_pev : session__pev,
+				       raw ? (void *)&rw : s);
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -207,7 +376,7 @@ int record__live(struct record_opts *o)
 		close(go);
 		go = -1;
 	}
-	t0 = last_status = now();
+	t0 = last_status = last_drain = now();
 	while (!stop_requested) {
 		int n = 0;
 
@@ -220,6 +389,31 @@ int record__live(struct record_opts *o)
 				child = 0;
 				break;
 			}
+		}
+		if (raw) {
+			struct timespec ts = {
+				.tv_sec = (time_t)pace,
+				.tv_nsec = (long)((pace - (time_t)pace) * 1e9),
+			};
+			double t;
+
+			/* The side band's fds only: a process event ends the nap early. */
+			n = sideband__pollfds(sb, pfds, MAX_POLLFDS);
+			if (ppoll(pfds, n, &ts, NULL) < 0 && errno != EINTR) {
+				p_err("poll: %s", strerror(errno));
+				break;
+			}
+			ret = sideband__read(sb, raw_pev, &rw);
+			if (!ret)
+				ret = kdev__read(d, raw_record, &rw);
+			if (ret)
+				goto stop;
+			t = now();
+			pace = raw_pace(&rw, data_size, t - last_drain);
+			last_drain = t;
+			if (tty)
+				status_line(d, t0, &last_status, &last_samples);
+			continue;
 		}
 		pfds[n].fd = kdev__fd(d);
 		pfds[n].events = POLLIN;
@@ -250,11 +444,19 @@ stop:
 		waitpid(child, &child_status, 0);
 		child = 0;
 	}
-	ret = sideband__read(sb, session__pev, s);
-	if (!ret)
-		ret = kdev__read(d, on_record, s);
-	if (!ret)
-		ret = session__flush(s, 1);
+	if (raw) {
+		ret = sideband__read(sb, raw_pev, &rw);
+		if (!ret)
+			ret = kdev__read(d, raw_record, &rw);
+		if (!ret)
+			ret = raw_dso_pass(cap, o->out_path, s);
+	} else {
+		ret = sideband__read(sb, session__pev, s);
+		if (!ret)
+			ret = kdev__read(d, on_record, s);
+		if (!ret)
+			ret = session__flush(s, 1);
+	}
 	if (ret)
 		status = 1;
 
@@ -306,6 +508,7 @@ out:
 	if (cap)
 		capture__close(cap);
 	free(stats);
+	free(rw.bytes);
 	session__free(s);
 	sideband__close(sb);
 	kdev__close(d);
@@ -366,6 +569,31 @@ int record__replay(const char *path, struct output *out, int pid,
 		switch (type) {
 		case KPCAP_META: {
 			const char *ev = memmem(data, len, "event=", 6);
+			const char *fl = memmem(data, len, "\nfilter=", 8);
+
+			/*
+			 * A raw capture holds every process's records and
+			 * says which ones the recording was about; -p wins.
+			 * META comes first: the session rebuilt lost nothing.
+			 */
+			if (fl && !pid) {
+				char kind[8], line[32] = "";
+				size_t n = (const char *)data + len - (fl + 8);
+				unsigned int fpid;
+
+				memcpy(line, fl + 8, n < sizeof(line) - 1 ? n : sizeof(line) - 1);
+				if (sscanf(line, "%7[a-z]:%u", kind, &fpid) != 2 ||
+				    (strcmp(kind, "pid") && strcmp(kind, "tree"))) {
+					p_err("capture %s: malformed filter in its META section", path);
+					goto out;
+				}
+				so.filter = strcmp(kind, "pid") ? FILTER_TREE : FILTER_PID;
+				so.pid = fpid;
+				session__free(s);
+				s = session__new(&so, NULL);
+				if (!s)
+					goto out;
+			}
 
 			if (ev && (ev == data || ev[-1] == '\n')) {
 				size_t n = 0;
