@@ -978,11 +978,13 @@ TEST_F_TIMEOUT(kthrottle, kernel_limit, 60)
 		 * Between a restart and the next throttle there is normally
 		 * one kernel tick, so exactly @limit samples; more when a
 		 * tick passed with fewer than @limit overflows (the vCPU
-		 * stalled: TCG on a loaded host did in ~15% of them).  A
-		 * detection that missed every other throttle would leave
-		 * almost no segment at exactly @limit: at least half must be.
+		 * stalled: with 2 vCPUs on a loaded 2-core host TCG did in
+		 * 15-27% of them, with 4 vCPUs in 51-69%).  A detection that
+		 * missed every other throttle merges segments pairwise, so
+		 * none would be exactly @limit long: at least one in ten
+		 * must be.
 		 */
-		EXPECT_LE(segs, exact * 2) TH_LOG("CPU %u", cpu);
+		EXPECT_LE(segs, exact * 10) TH_LOG("CPU %u", cpu);
 	}
 	ASSERT_LT(0U, checked);
 }
