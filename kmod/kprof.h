@@ -152,7 +152,7 @@ void kprof_bufs_put(struct kprof_bufs *bufs);
 bool kprof_buffer_output(struct kprof_cpu *c, const void *rec, u32 size);
 void kprof_buffer_flush_lost(struct kprof_cpu *c);
 void kprof_buffer_set_flags(struct kprof_buf *b, u32 set, u32 clear);
-bool kprof_bufs_readable(struct kprof_bufs *bufs);
+bool kprof_bufs_readable(struct kprof_bufs *bufs, bool watermark);
 ssize_t kprof_bufs_read(struct kprof_bufs *bufs, char __user *ubuf,
 			size_t count);
 int kprof_bufs_mmap(struct kprof_bufs *bufs, struct vm_area_struct *vma);

@@ -364,12 +364,21 @@ void kprof_buffer_set_flags(struct kprof_buf *b, u32 set, u32 clear)
 }
 
 /**
- * kprof_bufs_readable() - whether any CPU has unread records
+ * kprof_bufs_readable() - whether a reader has records to take
  * @bufs: the buffers
+ * @watermark: count only a buffer holding at least its watermark (at most
+ *	       half its data area)
  *
- * Return: true if some buffer's data_head is ahead of its (clamped) tail.
+ * poll() asks with @watermark while sampling runs, as perf's poll() waits
+ * for the wakeup a watermark crossing sends: a reader that polls right
+ * after draining sleeps until a buffer is worth a drain instead of
+ * spinning on every record.  The wakeup in kprof_buffer_publish() fires
+ * at the same level, so a sleeper is never left with a ready buffer.
+ *
+ * Return: true if some buffer's data_head is ahead of its (clamped) tail,
+ * by at least its watermark when @watermark.
  */
-bool kprof_bufs_readable(struct kprof_bufs *bufs)
+bool kprof_bufs_readable(struct kprof_bufs *bufs, bool watermark)
 {
 	unsigned int cpu;
 
@@ -377,8 +386,14 @@ bool kprof_bufs_readable(struct kprof_bufs *bufs)
 		struct kprof_buf *b = &bufs->cpu[cpu];
 		/* C, matches B in kprof_buffer_publish() */
 		unsigned long head = smp_load_acquire(&b->page->data_head);
+		unsigned long unread = head - kprof_buffer_tail(b, head);
 
-		if (kprof_buffer_tail(b, head) != head)
+		/*
+		 * Capped at half the ring: a full ring may hold less than a
+		 * watermark set near its size (the last record did not fit).
+		 */
+		if (unread && (!watermark ||
+			       unread >= min(b->watermark, b->size / 2)))
 			return true;
 	}
 	return false;

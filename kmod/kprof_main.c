@@ -649,7 +649,8 @@ static __poll_t kprof_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, &kprof.wq, wait);
 	mutex_lock(&kprof.lock);
-	if (kprof_bufs_readable(kprof.bufs))
+	/* Running: a buffer at its watermark; stopped: whatever is left. */
+	if (kprof_bufs_readable(kprof.bufs, kprof.running))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	/* Stopped and drained: nothing more will come, as for a dead event. */
 	else if (!kprof.running)
@@ -689,7 +690,7 @@ static ssize_t kprof_read(struct file *file, char __user *ubuf, size_t count,
 		}
 		if (wait_event_interruptible(kprof.wq,
 					     !READ_ONCE(kprof.running) ||
-					     kprof_bufs_readable(bufs))) {
+					     kprof_bufs_readable(bufs, false))) {
 			ret = -ERESTARTSYS;
 			break;
 		}

@@ -134,10 +134,10 @@ static int write_dso(void *ctx, const void *blob, size_t len)
  * every sampled user frame, so the DSO symbol sections cover what samples
  * hit (perf record's build-id pass does the same).
  *
- * Pacing: kprof's poll() is level-triggered (readable with one record in
- * any buffer), so polling right after a drain would spin on the CPUs the
- * workload needs, while the kernel's watermark wakeup alone (half a
- * buffer) leaves only half a buffer for the reader's scheduling latency.
+ * Pacing: kprof's poll() reports a buffer once it holds its watermark
+ * (half of it by default), which leaves only the other half for the
+ * reader's scheduling latency, and a smaller watermark means a wakeup
+ * (irq_work, then a context switch) per few records on every CPU.
  * The loop sleeps instead until its fullest buffer should be an eighth
  * full at the rate it last saw, at most RAW_MAX_SLEEP (RAW_IDLE_SLEEP
  * when nothing came, so a burst after a quiet spell finds room).

@@ -3,8 +3,10 @@
  * Negative mmap tests: each bad mapping of a CPU region (size, offset,
  * flags, protection, later mprotect/mremap/partial munmap) is refused with
  * a clean error and leaves the good mapping intact; a garbage data_tail
- * written while sampling is contained by the kernel; the read() path works
- * while nothing is mapped and is refused (EBUSY) while something is.
+ * written while sampling is contained by the kernel; poll() waits for a
+ * buffer to reach its watermark while running and reports what is left
+ * after STOP; the read() path works while nothing is mapped and is refused
+ * (EBUSY) while something is.
  */
 #include "kprof_test.h"
 
@@ -311,6 +313,65 @@ static int parse_read(const unsigned char *buf, ssize_t len,
 		off += h->size;
 	}
 	return 0;
+}
+
+/* Unread bytes of the fullest mapped buffer. */
+static __u64 max_unread(struct kp_buffers *b)
+{
+	__u64 most = 0, head, tail;
+	unsigned int cpu;
+	struct kp_cpu *c;
+
+	kp_for_each_online(b, cpu, c) {
+		head = __atomic_load_n(&c->pg->data_head, __ATOMIC_ACQUIRE);
+		tail = c->pg->data_tail;
+		if (head - tail > most)
+			most = head - tail;
+	}
+	return most;
+}
+
+/*
+ * 100 Hz without call chains writes about 10 KB/s per CPU, so 100 ms
+ * leaves records in the buffers but far below the 8 KiB watermark (a
+ * watermark of the whole 16 KiB data area counts as half of it).
+ */
+TEST_F_TIMEOUT(mmap, poll_watermark, 60)
+{
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+	struct kprof_config cfg;
+	__u64 level;
+
+	KP_RETURN_IF_SKIPPED();
+	kp_cfg_init(&cfg, 100);
+	cfg.buffer_pages = 4;
+	cfg.watermark = 4 * self->pg;
+	level = 2 * self->pg;
+	ASSERT_EQ(0, kp_set_config(self->fd, &cfg))
+		TH_LOG("SET_CONFIG: %s", strerror(errno));
+	ASSERT_EQ(0, kp_map(&self->b, self->fd)) TH_LOG("%s", self->b.err);
+	ASSERT_EQ(0, kp_start(self->fd)) TH_LOG("START: %s", strerror(errno));
+
+	kp_sleep_ms(100);
+	ASSERT_LT(0ULL, max_unread(&self->b)) TH_LOG("no record in 100 ms");
+	ASSERT_GT(level, max_unread(&self->b));
+	EXPECT_EQ(0, poll(&pfd, 1, 0))
+		TH_LOG("readable at %llu unread bytes, below the watermark",
+		       max_unread(&self->b));
+
+	/* About 0.9 s to the level; the wakeup ends the wait. */
+	ASSERT_EQ(1, poll(&pfd, 1, 10000)) TH_LOG("no wakeup at the watermark");
+	EXPECT_EQ(POLLIN, pfd.revents);
+	EXPECT_LE(level, max_unread(&self->b));
+
+	/* Stopped: what is left is readable, then the stream has ended. */
+	ASSERT_EQ(0, kp_stop(self->fd));
+	ASSERT_EQ(1, poll(&pfd, 1, 0));
+	EXPECT_EQ(POLLIN, pfd.revents);
+	ASSERT_LE(0, kp_drain(&self->b)) TH_LOG("%s", self->b.err);
+	ASSERT_EQ(1, poll(&pfd, 1, 0));
+	EXPECT_EQ(POLLHUP, pfd.revents);
+	ASSERT_EQ(0, kp_check_conserved_all(&self->b, 1)) TH_LOG("%s", self->b.err);
 }
 
 TEST_F_TIMEOUT(mmap, read_path, 60)

@@ -422,8 +422,13 @@ struct kprof_cpu_stats {
  * read(): whole records, CPU by CPU; EBUSY while any region is mapped;
  * EINVAL if the next record does not fit in the buffer; blocks until data
  * arrives while running (EAGAIN with O_NONBLOCK); 0 once stopped and
- * drained.  poll(): EPOLLIN when a buffer has records, else EPOLLHUP when
- * not running; readers are woken when 'watermark' bytes arrived and at STOP.
+ * drained.  poll(): while running, EPOLLIN when a buffer holds at least
+ * 'watermark' unread bytes, or half its data area if that is less (as
+ * perf's poll() waits for its watermark
+ * wakeup; a reader that wants fresher data polls with a timeout or sets
+ * a smaller watermark); once stopped, EPOLLIN while any record is left,
+ * then EPOLLHUP.  Readers are woken when 'watermark' bytes arrived and at
+ * STOP.
  *
  * mmap(): a page offset past the last CPU's region: EINVAL.
  */
