@@ -223,22 +223,32 @@ static int tt_set_throttle(int fd, __u32 rate, __u32 pct, __u32 delay)
 	return tt_set_throttle_sem(fd, KPROF_THROTTLE_GE, rate, pct, delay);
 }
 
+/*
+ * Both fixtures' teardown: reap the spinners, stop, restore kprof's
+ * default limits (lowerings persist, as the sysctl's do), unmap, close.
+ */
+static void tt_release(int fd, struct kp_buffers *b, const pid_t *spin,
+		       unsigned int nr_spin)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_spin; i++) {
+		kill(spin[i], SIGKILL);
+		waitpid(spin[i], NULL, 0);
+	}
+	if (fd < 0)
+		return;
+	kp_stop(fd);
+	tt_set_throttle(fd, KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE,
+			KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT, 0);
+	kp_close(fd, b);
+}
+
 FIXTURE_TEARDOWN(throttle)
 {
 	unsigned int i;
 
-	for (i = 0; i < self->nr_spin; i++) {
-		kill(self->spin[i], SIGKILL);
-		waitpid(self->spin[i], NULL, 0);
-	}
-	if (self->fd >= 0) {
-		kp_stop(self->fd);
-		/* The lowerings persist, as the sysctl's do: restore. */
-		tt_set_throttle(self->fd, KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE,
-				KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT, 0);
-		kp_unmap(&self->b);
-		close(self->fd);
-	}
+	tt_release(self->fd, &self->b, self->spin, self->nr_spin);
 	if (self->kernel_pct >= 0)
 		tt_sysctl_write(TT_PCT, self->kernel_pct);
 	for (i = 0; i < TT_MAX_CPUS; i++)
@@ -843,17 +853,7 @@ FIXTURE_TEARDOWN(kthrottle)
 {
 	unsigned int i;
 
-	for (i = 0; i < self->nr_spin; i++) {
-		kill(self->spin[i], SIGKILL);
-		waitpid(self->spin[i], NULL, 0);
-	}
-	if (self->fd >= 0) {
-		kp_stop(self->fd);
-		tt_set_throttle(self->fd, KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE,
-				KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT, 0);
-		kp_unmap(&self->b);
-		close(self->fd);
-	}
+	tt_release(self->fd, &self->b, self->spin, self->nr_spin);
 	if (self->rate_written &&
 	    tt_kernel_rate_write(self->old_rate, self->old_pct))
 		TH_LOG("could not restore %s to %ld", TT_RATE, self->old_rate);
