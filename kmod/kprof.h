@@ -147,6 +147,7 @@ extern struct kprof_cpu __percpu *kprof_pcpu;
 
 /* kprof_buffer.c */
 struct kprof_bufs *kprof_bufs_alloc(u32 pages, u32 watermark);
+void kprof_bufs_set_watermark(struct kprof_bufs *bufs, u32 watermark);
 void kprof_bufs_get(struct kprof_bufs *bufs);
 void kprof_bufs_put(struct kprof_bufs *bufs);
 bool kprof_buffer_output(struct kprof_cpu *c, const void *rec, u32 size);

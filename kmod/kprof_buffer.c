@@ -26,9 +26,32 @@ static void kprof_buffer_wakeup(struct irq_work *work)
 }
 
 /**
+ * kprof_bufs_set_watermark() - set every CPU's wakeup and poll() level
+ * @bufs: the buffers
+ * @watermark: bytes, 0 for half the data area
+ *
+ * At most half the ring: poll() and the wakeup share this level, and a
+ * full ring (the last record did not fit) may hold less than a watermark
+ * set near its size, which would leave a sleeping reader never woken.
+ *
+ * Context: process context, sampling stopped (the caller holds the
+ * configuration lock).
+ */
+void kprof_bufs_set_watermark(struct kprof_bufs *bufs, u32 watermark)
+{
+	unsigned long half = ((unsigned long)bufs->pages << PAGE_SHIFT) / 2;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		bufs->cpu[cpu].watermark = watermark ?
+			min_t(unsigned long, watermark, half) : half;
+}
+
+/**
  * kprof_bufs_alloc() - allocate zeroed buffers for every possible CPU
  * @pages: data pages per CPU, a power of two
- * @watermark: bytes between reader wakeups, 0 for half the data area
+ * @watermark: bytes between reader wakeups, 0 for (and at most) half the
+ *	       data area
  *
  * Context: process context, may sleep.
  * Return: the buffer set with one reference, or NULL.
@@ -60,7 +83,6 @@ struct kprof_bufs *kprof_bufs_alloc(u32 pages, u32 watermark)
 		b->page = pg;
 		b->data = (void *)pg + PAGE_SIZE;
 		b->size = data_size;
-		b->watermark = watermark ? watermark : data_size / 2;
 		local_set(&b->head, 0);
 		local_set(&b->nest, 0);
 		local_set(&b->wakeup_head, 0);
@@ -73,6 +95,7 @@ struct kprof_bufs *kprof_bufs_alloc(u32 pages, u32 watermark)
 		pg->data_offset = PAGE_SIZE;
 		pg->data_size = data_size;
 	}
+	kprof_bufs_set_watermark(bufs, watermark);
 	return bufs;
 
 free_regions:
@@ -366,8 +389,7 @@ void kprof_buffer_set_flags(struct kprof_buf *b, u32 set, u32 clear)
 /**
  * kprof_bufs_readable() - whether a reader has records to take
  * @bufs: the buffers
- * @watermark: count only a buffer holding at least its watermark (at most
- *	       half its data area)
+ * @watermark: count only a buffer holding at least its watermark
  *
  * poll() asks with @watermark while sampling runs, as perf's poll() waits
  * for the wakeup a watermark crossing sends: a reader that polls right
@@ -388,12 +410,7 @@ bool kprof_bufs_readable(struct kprof_bufs *bufs, bool watermark)
 		unsigned long head = smp_load_acquire(&b->page->data_head);
 		unsigned long unread = head - kprof_buffer_tail(b, head);
 
-		/*
-		 * Capped at half the ring: a full ring may hold less than a
-		 * watermark set near its size (the last record did not fit).
-		 */
-		if (unread && (!watermark ||
-			       unread >= min(b->watermark, b->size / 2)))
+		if (unread && (!watermark || unread >= b->watermark))
 			return true;
 	}
 	return false;

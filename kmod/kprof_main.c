@@ -343,7 +343,6 @@ static long kprof_ioc_set_config(void __user *uarg)
 {
 	struct kprof_config cfg;
 	struct kprof_bufs *bufs;
-	unsigned int cpu;
 	int ret;
 
 	ret = kprof_copy_in(&cfg, sizeof(cfg), uarg, KPROF_CONFIG_SIZE_VER0);
@@ -373,12 +372,7 @@ static long kprof_ioc_set_config(void __user *uarg)
 		}
 		kprof_bufs_replace(bufs);
 	} else {
-		for_each_possible_cpu(cpu) {
-			struct kprof_buf *b = &kprof.bufs->cpu[cpu];
-
-			b->watermark = cfg.watermark ? cfg.watermark
-						     : b->size / 2;
-		}
+		kprof_bufs_set_watermark(kprof.bufs, cfg.watermark);
 	}
 	kprof.config = cfg;
 unlock:

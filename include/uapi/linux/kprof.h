@@ -304,7 +304,9 @@ struct kprof_config {
 	__u16	kernel_stack;	/* max kernel frames, <= KPROF_MAX_STACK */
 	__u16	user_stack;	/* max user frames, <= KPROF_MAX_STACK */
 	__u32	buffer_pages;	/* data pages per CPU, power of two, >= 1 */
-	__u32	watermark;	/* wake readers after this many bytes; 0: half */
+	__u32	watermark;	/* wake readers after this many bytes;
+				 * 0: half the data area, also the most used
+				 */
 	__u64	cpumask[KPROF_MAX_CPUS / 64]; /* CPUs to sample; all zero: all */
 	__u64	__reserved[8];
 };
@@ -423,12 +425,12 @@ struct kprof_cpu_stats {
  * EINVAL if the next record does not fit in the buffer; blocks until data
  * arrives while running (EAGAIN with O_NONBLOCK); 0 once stopped and
  * drained.  poll(): while running, EPOLLIN when a buffer holds at least
- * 'watermark' unread bytes, or half its data area if that is less (as
- * perf's poll() waits for its watermark
- * wakeup; a reader that wants fresher data polls with a timeout or sets
+ * 'watermark' unread bytes, as perf's poll() waits for its watermark
+ * wakeup (a reader that wants fresher data polls with a timeout or sets
  * a smaller watermark); once stopped, EPOLLIN while any record is left,
  * then EPOLLHUP.  Readers are woken when 'watermark' bytes arrived and at
- * STOP.
+ * STOP.  A watermark above half the data area acts as half: a full ring
+ * may hold less than one set near its size.
  *
  * mmap(): a page offset past the last CPU's region: EINVAL.
  */
