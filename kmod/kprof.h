@@ -128,7 +128,7 @@ struct kprof_cpu {
 };
 
 struct kprof_state {
-	struct mutex		lock;		/* the control path, see kprof_main.c */
+	struct mutex		lock;		/* the control path, see kprof_cdev.c */
 	struct kprof_config	config;		/* validated */
 	struct kprof_throttle_limits limits;	/* knobs, see SET_THROTTLE */
 	u32			handler_delay_ns; /* debug busy-wait */
@@ -179,6 +179,10 @@ void kprof_limits_publish(struct kprof_buf *b);
 void kprof_throttle_init_cpus(void);
 void kprof_throttle_reset(struct kprof_cpu *c);
 void kprof_throttle_quiesce(struct kprof_cpu *c);
+
+/* kprof_cdev.c */
+int kprof_cdev_init(void);
+void kprof_cdev_exit(void);
 
 /* kprof_nmi.c */
 int kprof_nmi_init(void);

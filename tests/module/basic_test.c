@@ -66,7 +66,7 @@ TEST(abi_version)
 
 /*
  * Unknown commands get ENOTTY.  The size bits are not part of the match
- * (kmod/kprof_main.c: structs are versioned by their 'size' field), so a
+ * (kmod/kprof_cdev.c: structs are versioned by their 'size' field), so a
  * wrong size is not an unknown command; a wrong direction is.
  */
 TEST(bad_ioctl)
