@@ -24,6 +24,7 @@
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <asm/local.h>
 #include <asm/local64.h>
@@ -181,7 +182,7 @@ void kprof_throttle_reset(struct kprof_cpu *c);
 void kprof_throttle_quiesce(struct kprof_cpu *c);
 
 /* kprof_cdev.c */
-int kprof_cdev_init(void);
+int kprof_cdev_init(kgid_t group);
 void kprof_cdev_exit(void);
 
 /* kprof_nmi.c */

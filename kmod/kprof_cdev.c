@@ -12,10 +12,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/cdev.h>
 #include <linux/cpu.h>
+#include <linux/cred.h>
+#include <linux/device.h>
 #include <linux/fs.h>
-#include <linux/kstrtox.h>
-#include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/poll.h>
@@ -25,15 +26,18 @@
 #include <linux/uaccess.h>
 
 #include "kprof.h"
+#include "kprof_compat.h"
 
 /* Serializes read() consumers; taken without kprof.lock. */
 static DEFINE_MUTEX(kprof_read_lock);
 
 /* Privilege decided at open(). */
 struct kprof_file {
-	bool	kernel_ok;	/* may see kernel addresses */
-	bool	admin;		/* CAP_SYS_ADMIN: debug ioctls */
+	bool	admin;		/* CAP_SYS_ADMIN: debug settings */
 };
+
+/* The group granted access by the group= parameter, or INVALID_GID. */
+static kgid_t kprof_group;
 
 /* ---- ioctl helpers ---- */
 
@@ -86,7 +90,7 @@ static void kprof_bufs_replace(struct kprof_bufs *bufs)
 
 /* ---- ioctls ---- */
 
-static long kprof_ioc_get_info(struct kprof_file *f, void __user *uarg)
+static long kprof_ioc_get_info(void __user *uarg)
 {
 	struct kprof_info info = {};
 	unsigned int cpu;
@@ -103,8 +107,6 @@ static long kprof_ioc_get_info(struct kprof_file *f, void __user *uarg)
 	info.page_size = PAGE_SIZE;
 	info.hz = HZ;
 	info.tick_nsec = TICK_NSEC;
-	if (f->kernel_ok)
-		info.flags |= KPROF_INFO_KERNEL_OK;
 
 	mutex_lock(&kprof.lock);
 	info.mmap_stride = kprof.bufs->region_size;
@@ -225,11 +227,28 @@ static long kprof_ioc_get_stats(void __user *uarg)
 }
 
 /*
+ * Debug settings are CAP_SYS_ADMIN's: a handler busy-wait, and switching
+ * the cost controller off (percent 0 or 100).  With a PMU event the
+ * kernel times the whole PMI, so either one lowers the global
+ * kernel.perf_event_max_sample_rate for every perf user of the machine.
+ * Keeping the current value, or undoing it, is anyone's.
+ */
+static bool kprof_throttle_is_debug(const struct kprof_throttle_config *t,
+				    const struct kprof_throttle_limits *old,
+				    const struct kprof_throttle_limits *new)
+{
+	if (t->handler_delay_ns && t->handler_delay_ns != kprof.handler_delay_ns)
+		return true;
+	return kprof_throttle_cost_control_enabled(old) &&
+	       !kprof_throttle_cost_control_enabled(new);
+}
+
+/*
  * The sysctl handlers' rules, in this order: semantics, then
  * cpu_time_max_percent, then max_sample_rate (refused while the percent
  * is 0 or 100).  A field equal to the current value is not written.
  */
-static long kprof_ioc_set_throttle(void __user *uarg)
+static long kprof_ioc_set_throttle(struct kprof_file *f, void __user *uarg)
 {
 	struct kprof_throttle_config t;
 	struct kprof_throttle_limits l;
@@ -254,6 +273,8 @@ static long kprof_ioc_set_throttle(void __user *uarg)
 							      t.cpu_time_max_percent);
 	if (!ret && t.max_sample_rate != l.max_sample_rate)
 		ret = kprof_throttle_set_max_sample_rate(&l, t.max_sample_rate);
+	if (!ret && !f->admin && kprof_throttle_is_debug(&t, &kprof.limits, &l))
+		ret = -EPERM;
 	if (!ret) {
 		kprof.limits = l;
 		WRITE_ONCE(kprof.handler_delay_ns, t.handler_delay_ns);
@@ -314,7 +335,7 @@ static long kprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KPROF_IOC_CMD(KPROF_IOC_ABI_VERSION):
 		return put_user(KPROF_ABI_VERSION, (u32 __user *)uarg);
 	case KPROF_IOC_CMD(KPROF_IOC_GET_INFO):
-		return kprof_ioc_get_info(f, uarg);
+		return kprof_ioc_get_info(uarg);
 	case KPROF_IOC_CMD(KPROF_IOC_SET_CONFIG):
 		return kprof_ioc_set_config(uarg);
 	case KPROF_IOC_CMD(KPROF_IOC_GET_CONFIG):
@@ -326,7 +347,7 @@ static long kprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KPROF_IOC_CMD(KPROF_IOC_GET_STATS):
 		return kprof_ioc_get_stats(uarg);
 	case KPROF_IOC_CMD(KPROF_IOC_SET_THROTTLE):
-		return kprof_ioc_set_throttle(uarg);
+		return kprof_ioc_set_throttle(f, uarg);
 	case KPROF_IOC_CMD(KPROF_IOC_GET_THROTTLE):
 		return kprof_ioc_get_throttle(uarg);
 	case KPROF_IOC_CMD(KPROF_IOC_INJECT_NMI):
@@ -339,51 +360,35 @@ static long kprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 /* ---- file operations ---- */
 
 /*
- * kernel.perf_event_paranoid is not exported: read it the way user space
- * does, with the opener's credentials.
+ * CPU-wide sampling of every task and of the kernel: what
+ * perf_event_open(pid == -1, cpu) allows only with CAP_PERFMON (or
+ * CAP_SYS_ADMIN) at perf_event_paranoid 0 and above, decided from the
+ * opener's credentials, which it cannot forge.  Never from
+ * perf_event_paranoid read by path: that path is looked up in the
+ * opener's mount namespace, where it may be anything.  The one other way
+ * in is membership of the group the administrator named with group=,
+ * as a group may be given a CAP_PERFMON perf binary (perf-security.rst);
+ * in_group_p() looks at kernel group ids, which no user namespace can
+ * hand out.
  */
-static int kprof_read_paranoid(int *level)
+static bool kprof_may_open(void)
 {
-	char buf[16] = {};
-	struct file *filp;
-	loff_t pos = 0;
-	ssize_t n;
-
-	filp = filp_open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY, 0);
-	if (IS_ERR(filp))
-		return PTR_ERR(filp);
-	n = kernel_read(filp, buf, sizeof(buf) - 1, &pos);
-	filp_close(filp, NULL);
-	if (n < 0)
-		return n;
-	return kstrtoint(strim(buf), 10, level);
+	if (perfmon_capable())
+		return true;
+	return gid_valid(kprof_group) && in_group_p(kprof_group);
 }
 
 static int kprof_open(struct inode *inode, struct file *file)
 {
 	struct kprof_file *f;
-	int paranoid = 2;
 	int ret;
 
-	/*
-	 * perf_event_open(pid == -1, cpu): CPU-wide events need
-	 * CAP_PERFMON or paranoid <= 0; kernel samples need paranoid <= 1.
-	 */
-	if (!perfmon_capable()) {
-		ret = kprof_read_paranoid(&paranoid);
-		if (ret) {
-			pr_warn_ratelimited("cannot read perf_event_paranoid: error %d\n",
-					    ret);
-			return -EACCES;
-		}
-		if (paranoid > 0)
-			return -EACCES;
-	}
+	if (!kprof_may_open())
+		return -EACCES;
 
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
-	f->kernel_ok = perfmon_capable() || paranoid <= 1;
 	f->admin = capable(CAP_SYS_ADMIN);
 
 	ret = nonseekable_open(inode, file);
@@ -488,22 +493,98 @@ static const struct file_operations kprof_fops = {
 	.read = kprof_read,
 };
 
-static struct miscdevice kprof_misc = {
-	.minor = MISC_DYNAMIC_MINOR,
+/* ---- the device node ---- */
+
+/*
+ * /dev/kprof is root's, 0600, like /dev/cpu/N/msr; with group= it is
+ * root:GID 0660.  devtmpfs creates it with what this returns; udev keeps
+ * it unless a rule says otherwise.
+ */
+static char *kprof_devnode(KPROF_DEVNODE_CONST struct device *dev,
+			   umode_t *mode, kuid_t *uid, kgid_t *gid)
+{
+	/* NULL when the node is being removed. */
+	if (!mode)
+		return NULL;
+	*mode = 0600;
+	if (gid_valid(kprof_group)) {
+		*mode = 0660;
+		*gid = kprof_group;
+	}
+	return NULL;
+}
+
+static const struct device_type kprof_dev_type = {
 	.name = "kprof",
-	.fops = &kprof_fops,
-	/* Everyone may try: open() decides, as perf_event_open() does. */
-	.mode = 0666,
+	.devnode = kprof_devnode,
 };
+
+static struct class kprof_class = {
+	.name = "kprof",
+};
+
+/* The device and its cdev share a lifetime: the last reference frees both. */
+struct kprof_chardev {
+	struct device	dev;
+	struct cdev	cdev;
+};
+
+static struct kprof_chardev *kprof_chardev;
+
+static void kprof_chardev_release(struct device *dev)
+{
+	kfree(container_of(dev, struct kprof_chardev, dev));
+}
 
 /**
  * kprof_cdev_init() - create /dev/kprof
+ * @group: the group whose members may open it without CAP_PERFMON, or
+ *	   INVALID_GID
  *
  * Return: 0 or -errno.
  */
-int kprof_cdev_init(void)
+int kprof_cdev_init(kgid_t group)
 {
-	return misc_register(&kprof_misc);
+	struct kprof_chardev *cd;
+	dev_t devt;
+	int ret;
+
+	kprof_group = group;
+	ret = alloc_chrdev_region(&devt, 0, 1, "kprof");
+	if (ret)
+		return ret;
+	ret = class_register(&kprof_class);
+	if (ret)
+		goto unregister_region;
+
+	cd = kzalloc(sizeof(*cd), GFP_KERNEL);
+	if (!cd) {
+		ret = -ENOMEM;
+		goto unregister_class;
+	}
+	device_initialize(&cd->dev);
+	cd->dev.devt = devt;
+	cd->dev.class = &kprof_class;
+	cd->dev.type = &kprof_dev_type;
+	cd->dev.release = kprof_chardev_release;
+	cdev_init(&cd->cdev, &kprof_fops);
+	cd->cdev.owner = THIS_MODULE;
+	ret = dev_set_name(&cd->dev, "kprof");
+	if (ret)
+		goto put_device;
+	ret = cdev_device_add(&cd->cdev, &cd->dev);
+	if (ret)
+		goto put_device;
+	kprof_chardev = cd;
+	return 0;
+
+put_device:
+	put_device(&cd->dev);
+unregister_class:
+	class_unregister(&kprof_class);
+unregister_region:
+	unregister_chrdev_region(devt, 1);
+	return ret;
 }
 
 /**
@@ -511,5 +592,10 @@ int kprof_cdev_init(void)
  */
 void kprof_cdev_exit(void)
 {
-	misc_deregister(&kprof_misc);
+	dev_t devt = kprof_chardev->dev.devt;
+
+	cdev_device_del(&kprof_chardev->cdev, &kprof_chardev->dev);
+	put_device(&kprof_chardev->dev);
+	class_unregister(&kprof_class);
+	unregister_chrdev_region(devt, 1);
 }

@@ -10,6 +10,8 @@
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/string.h>
+#include <linux/uidgid.h>
+#include <linux/user_namespace.h>
 
 #include "kprof.h"
 
@@ -77,6 +79,10 @@ MODULE_PARM_DESC(max_sample_rate, "like kernel.perf_event_max_sample_rate");
 static uint cpu_time_max_percent = KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT;
 module_param(cpu_time_max_percent, uint, 0444);
 MODULE_PARM_DESC(cpu_time_max_percent, "like kernel.perf_cpu_time_max_percent");
+
+static int group = -1;
+module_param(group, int, 0444);
+MODULE_PARM_DESC(group, "gid whose members may open /dev/kprof without CAP_PERFMON; the node becomes root:GID 0660 (default -1: none, root 0600)");
 
 static char *throttle_semantics = "ge";
 module_param(throttle_semantics, charp, 0444);
@@ -234,12 +240,21 @@ static int __init kprof_params_config(struct kprof_config *cfg)
 
 static int __init kprof_init(void)
 {
+	kgid_t kgid = INVALID_GID;
 	int ret;
 
 	if (nr_cpu_ids > KPROF_MAX_CPUS) {
 		pr_err("%u CPUs: the ABI describes at most %d\n", nr_cpu_ids,
 		       KPROF_MAX_CPUS);
 		return -EINVAL;
+	}
+	/* A gid of the initial namespace: insmod runs there. */
+	if (group != -1) {
+		kgid = make_kgid(&init_user_ns, group);
+		if (!gid_valid(kgid)) {
+			pr_err("invalid group=%d (a gid, or -1 for none)\n", group);
+			return -EINVAL;
+		}
 	}
 	ret = kprof_params_throttle();
 	if (ret)
@@ -268,7 +283,7 @@ static int __init kprof_init(void)
 	ret = kprof_nmi_init();
 	if (ret)
 		goto exit_events;
-	ret = kprof_cdev_init();
+	ret = kprof_cdev_init(kgid);
 	if (ret)
 		goto exit_nmi;
 	return 0;

@@ -180,7 +180,7 @@ int session__record(struct session *s, unsigned int cpu, const void *rec, size_t
 	return merge__push(s->merge, r.time, cpu, rec, len);
 }
 
-static void kernel_frame(struct session *s, const struct kp_record *r, uint64_t ip,
+static void kernel_frame(struct session *s, uint64_t ip,
 			 struct out_frame *f)
 {
 	f->addr = ip;
@@ -188,7 +188,7 @@ static void kernel_frame(struct session *s, const struct kp_record *r, uint64_t 
 	f->sym = NULL;
 	f->off = 0;
 	f->dso = "[kernel.kallsyms]";
-	if (!ip || (r->misc & KPROF_MISC_ADDR_HIDDEN) || !s->ksyms)
+	if (!ip || !s->ksyms)
 		return;
 	if (ksyms__resolve(s->ksyms, ip, &f->sym, &f->off, &f->dso))
 		f->sym = NULL;
@@ -217,11 +217,11 @@ static unsigned int build_frames(struct session *s, const struct kp_record *r,
 		if (r->misc & KPROF_MISC_USER)
 			user_frame(s, r, smp->ip, 0, &f[n++]);
 		else
-			kernel_frame(s, r, smp->ip, &f[n++]);
+			kernel_frame(s, smp->ip, &f[n++]);
 		return n;
 	}
 	for (i = 0; i < smp->nr_kernel; i++)
-		kernel_frame(s, r, smp->ips[i], &f[n++]);
+		kernel_frame(s, smp->ips[i], &f[n++]);
 	for (i = 0; i < smp->nr_user; i++)
 		user_frame(s, r, smp->ips[smp->nr_kernel + i], i > 0, &f[n++]);
 	return n;

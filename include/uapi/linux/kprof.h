@@ -21,11 +21,15 @@
  * each CPU's buffer (preferred, see "mmap layout") or with read(), which is
  * refused (-EBUSY) while any buffer is mapped.
  *
- * Privilege is decided at open(): CAP_PERFMON (or CAP_SYS_ADMIN) may sample
- * the kernel and every task; otherwise kernel.perf_event_paranoid decides as
- * it does for perf_event_open() with pid == -1 (CPU-wide events need
- * paranoid <= 0).  Readers that may not see kernel addresses get kernel
- * callchains and kernel IPs zeroed.
+ * Privilege is decided at open() from the opener's credentials: it needs
+ * CAP_PERFMON (or CAP_SYS_ADMIN), what perf_event_open() needs for
+ * CPU-wide sampling of every task and of the kernel at any
+ * perf_event_paranoid level of 0 and above, or membership of the group the
+ * module was loaded with (group=GID, which also makes the node root:GID
+ * 0660; without it the node is root's, 0600).  Otherwise EACCES.  Every
+ * opener may therefore see kernel addresses: records carry them as they
+ * are.  The debug interfaces (handler_delay_ns, cpu_time_max_percent 0,
+ * INJECT_NMI) need CAP_SYS_ADMIN at open() (EPERM).
  */
 #ifndef _UAPI_LINUX_KPROF_H
 #define _UAPI_LINUX_KPROF_H
@@ -158,7 +162,6 @@ struct kprof_record_header {
 #define KPROF_MISC_USER_FAULT		(1U << 2)	/* user walk ended on a fault */
 #define KPROF_MISC_KERNEL_TRUNC		(1U << 3)	/* kernel chain hit max depth */
 #define KPROF_MISC_USER_TRUNC		(1U << 4)	/* user chain hit max depth */
-#define KPROF_MISC_ADDR_HIDDEN		(1U << 5)	/* kernel addresses zeroed */
 
 enum kprof_record_type {
 	/*
@@ -358,7 +361,6 @@ struct kprof_info {
 #define KPROF_INFO_SIZE_VER0	(48 + KPROF_MAX_CPUS / 8 + 64)
 
 #define KPROF_INFO_RUNNING	(1U << 0)
-#define KPROF_INFO_KERNEL_OK	(1U << 1)	/* this open may see kernel */
 
 /* Per-CPU statistics. */
 struct kprof_cpu_stats {
@@ -412,8 +414,10 @@ struct kprof_cpu_stats {
  * (EINVAL > KPROF_THROTTLE_SHADOW), cpu_time_max_percent (EINVAL > 100),
  * max_sample_rate (EINVAL when 0 or > INT_MAX, or while the percent is 0
  * or 100); a field equal to the current value is not written.  Reserved
- * non-zero or handler_delay_ns > TICK_NSEC / 2: EINVAL.  Allowed while
- * running.
+ * non-zero or handler_delay_ns > TICK_NSEC / 2: EINVAL.  Then EPERM,
+ * unless the file was opened with CAP_SYS_ADMIN, for a handler_delay_ns
+ * other than 0 and the current one, and for a percent of 0 or 100 that
+ * switches the cost controller off.  Allowed while running.
  *
  * INJECT_NMI: EPERM unless the file was opened with CAP_SYS_ADMIN; EINVAL
  * when not running or when the CPU has no live event; ETIMEDOUT if the
