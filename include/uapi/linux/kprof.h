@@ -421,7 +421,8 @@ struct kprof_cpu_stats {
  *
  * INJECT_NMI: EPERM unless the file was opened with CAP_SYS_ADMIN; EINVAL
  * when not running or when the CPU has no live event; ETIMEDOUT if the
- * NMI did not arrive within a second.  Returns after the handler ran: the
+ * NMI did not arrive within a second (its NMI, should it come later, is
+ * not claimed: the kernel reports it as unknown).  Returns after the handler ran: the
  * NMI counts as one overflow of that CPU and its SAMPLE carries
  * KPROF_MISC_NMI and period 0.
  *
