@@ -31,13 +31,21 @@
 /* Serializes read() consumers; taken without kprof.lock. */
 static DEFINE_MUTEX(kprof_read_lock);
 
-/* Privilege decided at open(). */
-struct kprof_file {
-	bool	admin;		/* CAP_SYS_ADMIN: debug settings */
-};
-
 /* The group granted access by the group= parameter, or INVALID_GID. */
 static kgid_t kprof_group;
+
+/*
+ * The file that started the running session, NULL while stopped; under
+ * kprof.lock.  Only it may stop, reconfigure or drain the session.
+ */
+static struct kprof_file *kprof_owner;
+
+/* -EBUSY if a session runs that @f did not start. */
+static int kprof_check_owner(struct kprof_file *f)
+{
+	lockdep_assert_held(&kprof.lock);
+	return kprof.running && kprof_owner != f ? -EBUSY : 0;
+}
 
 /* ---- ioctl helpers ---- */
 
@@ -128,12 +136,16 @@ static long kprof_ioc_set_config(void __user *uarg)
 {
 	struct kprof_config cfg;
 	struct kprof_bufs *bufs;
+	cpumask_var_t cpus;
+	bool mapped;
 	int ret;
 
 	ret = kprof_copy_in(&cfg, sizeof(cfg), uarg, KPROF_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
 	cfg.size = sizeof(cfg);
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
+		return -ENOMEM;
 
 	mutex_lock(&kprof.lock);
 	if (kprof.running) {
@@ -144,15 +156,23 @@ static long kprof_ioc_set_config(void __user *uarg)
 	if (ret)
 		goto unlock;
 
-	if (cfg.buffer_pages != kprof.bufs->pages) {
-		/* Mapped pages cannot change under the reader. */
-		if (atomic_read(&kprof.bufs->mapped)) {
+	/*
+	 * New buffers for other sizes or more CPUs; for fewer, unless they
+	 * are mapped: mapped pages cannot change under the reader, and the
+	 * CPUs dropped keep a buffer nothing writes.
+	 */
+	kprof_config_cpus(&cfg, cpus);
+	mapped = atomic_read(&kprof.bufs->mapped);
+	if (cfg.buffer_pages != kprof.bufs->pages ||
+	    !cpumask_subset(cpus, &kprof.bufs->cpus) ||
+	    (!mapped && !cpumask_equal(cpus, &kprof.bufs->cpus))) {
+		if (mapped) {
 			ret = -EBUSY;
 			goto unlock;
 		}
-		bufs = kprof_bufs_alloc(cfg.buffer_pages, cfg.watermark);
-		if (!bufs) {
-			ret = -ENOMEM;
+		bufs = kprof_bufs_alloc(cfg.buffer_pages, cfg.watermark, cpus);
+		if (IS_ERR(bufs)) {
+			ret = PTR_ERR(bufs);
 			goto unlock;
 		}
 		kprof_bufs_replace(bufs);
@@ -162,6 +182,7 @@ static long kprof_ioc_set_config(void __user *uarg)
 	kprof.config = cfg;
 unlock:
 	mutex_unlock(&kprof.lock);
+	free_cpumask_var(cpus);
 	return ret;
 }
 
@@ -180,23 +201,45 @@ static long kprof_ioc_get_config(void __user *uarg)
 	return kprof_copy_out(uarg, usize, &cfg, sizeof(cfg));
 }
 
-static long kprof_ioc_start(void)
+/*
+ * The starting file owns the session.  Buffers another file maps would
+ * let it drain the session: refused, as a running session refuses such
+ * mappings (kprof_mmap()).
+ */
+static long kprof_ioc_start(struct kprof_file *f)
 {
-	int ret;
+	int ret = -EBUSY;
 
 	mutex_lock(&kprof.lock);
-	ret = kprof.running ? -EBUSY : kprof_events_start();
+	if (kprof.running ||
+	    atomic_read(&kprof.bufs->mapped) != atomic_read(&f->mapped))
+		goto unlock;
+	ret = kprof_events_start();
+	if (!ret)
+		kprof_owner = f;
+unlock:
 	mutex_unlock(&kprof.lock);
 	return ret;
 }
 
-static long kprof_ioc_stop(void)
+static void kprof_session_stop(void)
 {
-	mutex_lock(&kprof.lock);
+	lockdep_assert_held(&kprof.lock);
 	if (kprof.running)
 		kprof_events_stop();
+	kprof_owner = NULL;
+}
+
+static long kprof_ioc_stop(struct kprof_file *f)
+{
+	int ret;
+
+	mutex_lock(&kprof.lock);
+	ret = kprof_check_owner(f);
+	if (!ret)
+		kprof_session_stop();
 	mutex_unlock(&kprof.lock);
-	return 0;
+	return ret;
 }
 
 static long kprof_ioc_get_stats(void __user *uarg)
@@ -266,6 +309,9 @@ static long kprof_ioc_set_throttle(struct kprof_file *f, void __user *uarg)
 		return -EINVAL;
 
 	mutex_lock(&kprof.lock);
+	ret = kprof_check_owner(f);
+	if (ret)
+		goto unlock;
 	l = kprof.limits;
 	ret = kprof_throttle_set_semantics(&l, t.semantics);
 	if (!ret && t.cpu_time_max_percent != l.cpu_time_max_percent)
@@ -281,6 +327,7 @@ static long kprof_ioc_set_throttle(struct kprof_file *f, void __user *uarg)
 		for_each_possible_cpu(cpu)
 			kprof_limits_publish(&kprof.bufs->cpu[cpu]);
 	}
+unlock:
 	mutex_unlock(&kprof.lock);
 	return ret;
 }
@@ -314,7 +361,9 @@ static long kprof_ioc_inject_nmi(struct kprof_file *f, void __user *uarg)
 	if (get_user(cpu, (u32 __user *)uarg))
 		return -EFAULT;
 	mutex_lock(&kprof.lock);
-	ret = kprof.running ? kprof_nmi_inject(cpu) : -EINVAL;
+	ret = kprof_check_owner(f);
+	if (!ret)
+		ret = kprof.running ? kprof_nmi_inject(cpu) : -EINVAL;
 	mutex_unlock(&kprof.lock);
 	return ret;
 }
@@ -341,9 +390,9 @@ static long kprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KPROF_IOC_CMD(KPROF_IOC_GET_CONFIG):
 		return kprof_ioc_get_config(uarg);
 	case KPROF_IOC_CMD(KPROF_IOC_START):
-		return kprof_ioc_start();
+		return kprof_ioc_start(f);
 	case KPROF_IOC_CMD(KPROF_IOC_STOP):
-		return kprof_ioc_stop();
+		return kprof_ioc_stop(f);
 	case KPROF_IOC_CMD(KPROF_IOC_GET_STATS):
 		return kprof_ioc_get_stats(uarg);
 	case KPROF_IOC_CMD(KPROF_IOC_SET_THROTTLE):
@@ -397,21 +446,22 @@ static int kprof_open(struct inode *inode, struct file *file)
 		return ret;
 	}
 	file->private_data = f;
-
-	mutex_lock(&kprof.lock);
-	kprof.open_count++;
-	mutex_unlock(&kprof.lock);
 	return 0;
 }
 
-/* Last close (mappings hold the file too): sampling stops with it. */
+/*
+ * Last reference to a file (its mappings hold it too): if it owns the
+ * session, sampling stops with it.
+ */
 static int kprof_release(struct inode *inode, struct file *file)
 {
+	struct kprof_file *f = file->private_data;
+
 	mutex_lock(&kprof.lock);
-	if (!--kprof.open_count && kprof.running)
-		kprof_events_stop();
+	if (kprof_owner == f)
+		kprof_session_stop();
 	mutex_unlock(&kprof.lock);
-	kfree(file->private_data);
+	kfree(f);
 	return 0;
 }
 
@@ -420,7 +470,9 @@ static int kprof_mmap(struct file *file, struct vm_area_struct *vma)
 	int ret;
 
 	mutex_lock(&kprof.lock);
-	ret = kprof_bufs_mmap(kprof.bufs, vma);
+	ret = kprof_check_owner(file->private_data);
+	if (!ret)
+		ret = kprof_bufs_mmap(kprof.bufs, vma);
 	mutex_unlock(&kprof.lock);
 	return ret;
 }
@@ -451,7 +503,8 @@ static ssize_t kprof_read(struct file *file, char __user *ubuf, size_t count,
 	for (;;) {
 		mutex_lock(&kprof.lock);
 		bufs = kprof.bufs;
-		if (atomic_read(&bufs->mapped)) {
+		if (atomic_read(&bufs->mapped) ||
+		    kprof_check_owner(file->private_data)) {
 			mutex_unlock(&kprof.lock);
 			return -EBUSY;
 		}

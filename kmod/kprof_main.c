@@ -6,6 +6,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
+#include <linux/err.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
@@ -271,10 +272,11 @@ static int __init kprof_init(void)
 		ret = -ENOMEM;
 		goto free_pcpu;
 	}
+	kprof_config_cpus(&kprof.config, kprof.cpus);
 	kprof.bufs = kprof_bufs_alloc(kprof.config.buffer_pages,
-				      kprof.config.watermark);
-	if (!kprof.bufs) {
-		ret = -ENOMEM;
+				      kprof.config.watermark, kprof.cpus);
+	if (IS_ERR(kprof.bufs)) {
+		ret = PTR_ERR(kprof.bufs);
 		goto free_cpumask;
 	}
 	ret = kprof_events_init();

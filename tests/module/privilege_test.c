@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -373,6 +374,66 @@ TEST_F(granted, debug_knobs_need_admin)
 	KP_RETURN_IF_SKIPPED();
 	EXPECT_EQ(0, as_nobody(&grant, 1, granted_knobs, msg, sizeof(msg)))
 		TH_LOG("%s", msg);
+}
+
+/*
+ * Beyond mlock_kb per online CPU (default 516 KiB) the buffers are
+ * charged to RLIMIT_MEMLOCK, here 0: EPERM, as perf's mmap().  Sizes:
+ * 16 pages per CPU is (16 + 1) * 4 KiB = 68 KiB a CPU, within; 4096 pages
+ * is 16 MiB a CPU, beyond.
+ */
+static int granted_memory(char *msg, size_t len)
+{
+	struct rlimit rl = { 0, 0 };
+	struct kprof_config cfg;
+	int fd;
+
+	CHILD_EXPECT(!setrlimit(RLIMIT_MEMLOCK, &rl), "RLIMIT_MEMLOCK 0: %s",
+		     strerror(errno));
+	fd = kp_open();
+	CHILD_EXPECT(fd >= 0, "open: %s", strerror(errno));
+	kp_cfg_init(&cfg, 100);
+	cfg.buffer_pages = 4096;
+	CHILD_EXPECT(kp_set_config(fd, &cfg) && errno == EPERM,
+		     "SET_CONFIG of 4096 pages per CPU: %s",
+		     errno ? strerror(errno) : "accepted");
+	cfg.buffer_pages = 16;
+	CHILD_EXPECT(!kp_set_config(fd, &cfg),
+		     "SET_CONFIG of 16 pages per CPU: %s", strerror(errno));
+	close(fd);
+	return 0;
+}
+
+TEST_F(granted, memory_limit)
+{
+	gid_t grant = GRANT_GID;
+	char msg[512];
+
+	KP_RETURN_IF_SKIPPED();
+	EXPECT_EQ(0, as_nobody(&grant, 1, granted_memory, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+}
+
+/* root: CAP_IPC_LOCK lifts the limit; CAP_SYS_ADMIN the debug knobs. */
+TEST_F(granted, admin_may)
+{
+	struct kprof_throttle_config t = { .size = sizeof(t) };
+	struct kprof_config cfg;
+	int fd;
+
+	KP_RETURN_IF_SKIPPED();
+	fd = kp_open();
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	kp_cfg_init(&cfg, 100);
+	cfg.buffer_pages = 4096;
+	EXPECT_EQ(0, kp_set_config(fd, &cfg)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, KPROF_IOC_GET_THROTTLE, &t));
+	t.handler_delay_ns = 1000;
+	EXPECT_EQ(0, ioctl(fd, KPROF_IOC_SET_THROTTLE, &t))
+		TH_LOG("%s", strerror(errno));
+	t.handler_delay_ns = 0;
+	EXPECT_EQ(0, ioctl(fd, KPROF_IOC_SET_THROTTLE, &t));
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
