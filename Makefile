@@ -136,7 +136,7 @@ experiment: tests | $(NEED_DEPS)
 
 # Benchmarks that print numbers against their perf peer; no pass/fail.
 bench: tests | $(NEED_DEPS)
-	bench/run
+	bench/run $(BENCH_FLAGS)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
