@@ -12,6 +12,9 @@
 KPROF_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kprof
 export KPROF_CACHE
 
+# The deps rule below comes before `all`; plain `make` still means all.
+.DEFAULT_GOAL := all
+
 # Kernel release of each test-bed kernel, from the image cache.
 kver = $(notdir $(realpath $(KPROF_CACHE)/kernels/$(1)/current))
 
