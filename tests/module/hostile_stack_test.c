@@ -21,7 +21,6 @@
 #define HOSTILE_RET	0x00007f5a5a5a0000ULL	/* as in hostile_fp.c */
 #define HS_CPU		1
 #define HS_WANT		20	/* samples in the loop to check */
-#define HS_TIMEOUT_S	20
 
 FIXTURE(hostile) {
 	int fd;
@@ -143,7 +142,7 @@ TEST_F(hostile, walk_ends_where_it_must)
 	self->b.arg = &h;
 
 	ASSERT_EQ(0, kp_start(self->fd)) TH_LOG("%s", strerror(errno));
-	end = kp_now() + HS_TIMEOUT_S;
+	end = kp_now() + KP_PROGRESS_MS / 1000.0;
 	while (h.checked < HS_WANT && kp_now() < end) {
 		ASSERT_LE(0, kp_drain(&self->b)) TH_LOG("%s", self->b.err);
 		kp_sleep_ms(20);
@@ -151,8 +150,8 @@ TEST_F(hostile, walk_ends_where_it_must)
 	ASSERT_EQ(0, kp_stop(self->fd));
 	ASSERT_LE(0, kp_drain(&self->b)) TH_LOG("%s", self->b.err);
 	ASSERT_LT(0, h.checked)
-		TH_LOG("%s: no sample in the spin loop within %d s", variant->mode,
-		       HS_TIMEOUT_S);
+		TH_LOG("%s: no sample in the spin loop within %d ms", variant->mode,
+		       KP_PROGRESS_MS);
 	TH_LOG("%s: %lu samples in the loop checked", variant->mode, h.checked);
 	EXPECT_EQ(0, kp_check_conserved_all(&self->b, 1)) TH_LOG("%s", self->b.err);
 }

@@ -20,7 +20,8 @@
 #define NT_CTL		"/sys/kernel/debug/kprof_nmi_test/ctl"
 #define NT_KO		"tests/module/kmod/kprof_nmi_test.ko"
 #define NT_CPU		1	/* target; the test runs on CPU 0 */
-#define NT_BLOCK_MS	3000	/* > kprof's 1 s timeout, with margin */
+#define NT_BLOCK_MS	5000	/* > kprof's 1 s timeout, with margin */
+#define NT_TRIES	3
 
 struct nt_stats {
 	int unknown, foreign, blocks, blocking;
@@ -125,7 +126,7 @@ TEST_F(nmi_timeout, foreign_nmi_unclaimed)
 	KP_RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, nt_read(&before));
 	ASSERT_EQ(0, nt_cmd("foreign 1"));
-	end = kp_now() + 2;
+	end = kp_now() + KP_PROGRESS_MS / 1000.0;
 	do {
 		ASSERT_EQ(0, nt_read(&after));
 		if (after.unknown > before.unknown)
@@ -144,20 +145,34 @@ TEST_F(nmi_timeout, after_timeout_unclaimed)
 	struct kprof_cpu_stats st;
 	char cmd[32];
 	__u32 cpu = NT_CPU;
-	int ret;
+	int ret, err, try;
 
 	KP_RETURN_IF_SKIPPED();
-	ASSERT_EQ(0, nt_read(&before));
 	snprintf(cmd, sizeof(cmd), "block %d %d", NT_CPU, NT_BLOCK_MS);
-	ASSERT_EQ(0, nt_cmd(cmd)) TH_LOG("%s: %s", cmd, strerror(errno));
-	ASSERT_EQ(0, nt_cmd("foreign 1"));
-	ret = ioctl(self->fd, KPROF_IOC_INJECT_NMI, &cpu);
-	EXPECT_EQ(-1, ret);
-	EXPECT_EQ(ETIMEDOUT, errno) TH_LOG("INJECT_NMI: %s",
-					   ret ? strerror(errno) : "handled");
-	ASSERT_EQ(0, nt_wait(&after, &before, NT_BLOCK_MS + 3000))
-		TH_LOG("block/foreign NMI not done: blocks %d blocking %d foreign %d",
-		       after.blocks, after.blocking, after.foreign);
+	for (try = 1; try <= NT_TRIES; try++) {
+		ASSERT_EQ(0, nt_read(&before));
+		ASSERT_EQ(0, nt_cmd(cmd)) TH_LOG("%s: %s", cmd, strerror(errno));
+		ASSERT_EQ(0, nt_cmd("foreign 1"));
+		ret = ioctl(self->fd, KPROF_IOC_INJECT_NMI, &cpu);
+		err = errno;
+		ASSERT_EQ(0, nt_wait(&after, &before, KP_PROGRESS_MS))
+			TH_LOG("block/foreign NMI not done: blocks %d blocking %d foreign %d",
+			       after.blocks, after.blocking, after.foreign);
+		if (ret == -1 && err == ETIMEDOUT)
+			break;
+		/*
+		 * The injection may only have started once the block was
+		 * over (this vCPU stalled for seconds): then it was handled,
+		 * or merged with the foreign NMI after the latch.  Again.
+		 */
+		TH_LOG("try %d: INJECT_NMI %s, not ETIMEDOUT", try,
+		       ret ? strerror(err) : "handled");
+		/* A fresh session: START zeroes the counters. */
+		ASSERT_EQ(0, kp_stop(self->fd));
+		ASSERT_EQ(0, kp_start(self->fd)) TH_LOG("%s", strerror(errno));
+	}
+	ASSERT_GE(NT_TRIES, try) TH_LOG("no timed-out injection in %d tries",
+					NT_TRIES);
 	/* Let a stray NMI land before looking. */
 	kp_sleep_ms(200);
 	ASSERT_EQ(0, nt_read(&after));
