@@ -156,6 +156,7 @@ struct kprof_file {
 };
 
 extern struct kprof_state kprof;
+extern uint kprof_mlock_kb;	/* the mlock_kb parameter, see kprof_buffer.c */
 extern struct kprof_cpu __percpu *kprof_pcpu;
 
 /* kprof_buffer.c */

@@ -18,7 +18,6 @@
 #include <linux/cred.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
-#include <linux/moduleparam.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -60,11 +59,6 @@ void kprof_bufs_set_watermark(struct kprof_bufs *bufs, u32 watermark)
 	}
 }
 
-/* kernel.perf_event_mlock_kb's default: 512 KiB + the control page. */
-static uint mlock_kb = 512 + (PAGE_SIZE / 1024);
-module_param(mlock_kb, uint, 0444);
-MODULE_PARM_DESC(mlock_kb, "like kernel.perf_event_mlock_kb: buffer KiB per online CPU a user may have without RLIMIT_MEMLOCK");
-
 /*
  * Charge @nr pages the way perf_mmap() charges a ring buffer: to the
  * user's locked_vm (the very counter perf's rings use) up to mlock_kb per
@@ -79,7 +73,7 @@ static int kprof_bufs_charge(struct kprof_bufs *bufs, unsigned long nr)
 	struct user_struct *user = current_user();
 	struct mm_struct *mm = current->mm;
 
-	user_limit = (unsigned long)mlock_kb >> (PAGE_SHIFT - 10);
+	user_limit = (unsigned long)kprof_mlock_kb >> (PAGE_SHIFT - 10);
 	user_limit *= num_online_cpus();
 	user_locked = atomic_long_read(&user->locked_vm);
 	if (user_locked > user_limit)

@@ -81,6 +81,11 @@ static uint cpu_time_max_percent = KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT;
 module_param(cpu_time_max_percent, uint, 0444);
 MODULE_PARM_DESC(cpu_time_max_percent, "like kernel.perf_cpu_time_max_percent");
 
+/* kernel.perf_event_mlock_kb's default: 512 KiB + the control page. */
+uint kprof_mlock_kb = 512 + (PAGE_SIZE / 1024);
+module_param_named(mlock_kb, kprof_mlock_kb, uint, 0444);
+MODULE_PARM_DESC(mlock_kb, "like kernel.perf_event_mlock_kb: buffer KiB per online CPU a user may have without RLIMIT_MEMLOCK");
+
 static int group = -1;
 module_param(group, int, 0444);
 MODULE_PARM_DESC(group, "gid whose members may open /dev/kprof without CAP_PERFMON; the node becomes root:GID 0660 (default -1: none, root 0600)");
