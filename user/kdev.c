@@ -101,6 +101,9 @@ static void event_error(const char *what, const char *event, int e)
 	else if (e == EBUSY)
 		p_err("%s: kprof is busy (another kprofcat is recording, or still has the buffers mapped)",
 		      what);
+	else if (e == EPERM && !strcmp(what, "KPROF_IOC_SET_CONFIG"))
+		p_err("%s: the buffers exceed your locked-memory allowance (kprof.ko's mlock_kb per CPU, then RLIMIT_MEMLOCK): use fewer --buffer-pages or CPUs, or raise 'ulimit -l'",
+		      what);
 	else if (e == EACCES || e == EPERM)
 		p_err("%s: permission denied for event '%s': the PMU driver refused it (%s)",
 		      what, event, strerror(e));
