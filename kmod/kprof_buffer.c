@@ -77,12 +77,15 @@ static int kprof_bufs_charge(struct kprof_bufs *bufs, unsigned long nr)
 	user_limit *= num_online_cpus();
 	user_locked = atomic_long_read(&user->locked_vm);
 	if (user_locked > user_limit)
-		extra = nr;	/* mlock_kb was lowered: all goes to pinned_vm */
+		extra = nr;	/* already beyond (perf's rings count too) */
 	else if (user_locked + nr > user_limit)
 		extra = user_locked + nr - user_limit;
 
-	if (extra && (!mm || atomic64_read(&mm->pinned_vm) + extra >
-			     rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT) &&
+	/* No mm (a kernel thread) has no pinned_vm to take the rest. */
+	if (extra && !mm)
+		return -EPERM;
+	if (extra && atomic64_read(&mm->pinned_vm) + extra >
+		     rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT &&
 	    !capable(CAP_IPC_LOCK))
 		return -EPERM;
 
