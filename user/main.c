@@ -56,13 +56,15 @@ static void usage(FILE *f)
 "      --report           top symbols by self and total share\n"
 "      --stats            per-CPU counters; --json for JSON\n"
 "      --no-demangle      print C++ symbols as mangled in the ELF file\n"
-"  -h, --help             this text\n",
+"  -h, --help             this text\n"
+"      --version          print kprofcat's version (the project's, as modinfo kprof.ko)\n",
 		DEFAULT_FREQ);
 }
 
 enum {
 	OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_BUFFER_PAGES, OPT_WATERMARK,
 	OPT_FOLDED, OPT_WEIGHT, OPT_REPORT, OPT_STATS, OPT_JSON, OPT_NO_DEMANGLE,
+	OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -87,6 +89,7 @@ static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -225,6 +228,9 @@ static int cmd_profile(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case OPT_VERSION:
+			printf("kprofcat %s\n", KPROF_VERSION);
 			return 0;
 		default:
 			fprintf(stderr, "Try 'kprofcat --help'.\n");
