@@ -69,10 +69,12 @@ tests: $(if $(wildcard user/Makefile),user) | $(NEED_DEPS)
 # boot per kernel running the whole in-guest suite (tests/vm/suite).
 # tests/vm/run builds the module for each kernel under build/<series>/;
 # building both first makes a compile error show before any VM boots.
+# tests/host/convert-check comes last: it also reads back the guest
+# captures the kernel entries exported.
 check: tests lint | $(NEED_DEPS)
 	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --build-only || exit; done
 	prove $(PROVE_FLAGS) --exec '' $(HOST_TESTS) tests/vm/selftest \
-		$(addprefix tests/vm/kernel-,$(VM_KERNELS))
+		$(addprefix tests/vm/kernel-,$(VM_KERNELS)) tests/host/convert-check
 
 lint: checkpatch sparse
 

@@ -15,6 +15,7 @@
 
 #include "capture.h"
 #include "config.h"
+#include "convert.h"
 #include "output.h"
 #include "print.h"
 #include "record.h"
@@ -28,6 +29,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: kprofcat [OPTIONS] [DEVICE|FILE] [-- CMD [ARG...]]\n"
 "       kprofcat throttle-sim [OPTIONS]      (see kprofcat throttle-sim --help)\n"
+"       kprofcat convert --to-perf-data OUT -i FILE  (see kprofcat convert --help)\n"
 "\n"
 "Streams kprof samples from DEVICE (default " DEFAULT_DEVICE ") until Ctrl-C, --duration,\n"
 "or until CMD exits; or reads a capture FILE written with -o.\n"
@@ -338,6 +340,7 @@ struct cmd {
 
 static const struct cmd cmds[] = {
 	{ "throttle-sim", throttle_sim_main },
+	{ "convert", convert_main },
 	{ NULL, NULL },
 };
 
