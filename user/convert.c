@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * convert.c - `kprofcat convert --to-perf-data OUT -i CAP`: the
+ * convert.c - `kprofcat convert --to-perf-data|--to-pprof OUT -i CAP`: the
  * command line, and the capture's non-record sections every converter
  * needs (META, KALLSYMS, PEV, STATS).
  */
@@ -20,11 +20,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: kprofcat convert --to-perf-data OUT -i CAPTURE [-p PID]\n"
+"       kprofcat convert --to-pprof OUT -i CAPTURE [-p PID]\n"
 "\n"
 "Writes the samples `kprofcat -i CAPTURE` prints in another format:\n"
 "  --to-perf-data OUT  perf.data for perf report / perf script; the capture's\n"
 "                      kernel symbols go to OUT.kallsyms, read them with\n"
 "                      perf report -i OUT --kallsyms OUT.kallsyms\n"
+"  --to-pprof OUT      gzipped profile.proto for go tool pprof, Pyroscope, Parca\n"
 "  -i, --input FILE    the capture (kprofcat -o FILE)\n"
 "  -p, --pid PID       keep only samples of process PID\n"
 "  -h, --help          this text\n");
@@ -161,10 +163,11 @@ void convert__free(struct convert_input *in)
 	in->nr_pevs = 0;
 }
 
-enum { OPT_PERF_DATA = 256 };
+enum { OPT_PERF_DATA = 256, OPT_PPROF };
 
 static const struct option long_opts[] = {
 	{ "to-perf-data", required_argument, NULL, OPT_PERF_DATA },
+	{ "to-pprof", required_argument, NULL, OPT_PPROF },
 	{ "input", required_argument, NULL, 'i' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "help", no_argument, NULL, 'h' },
@@ -183,6 +186,11 @@ int convert_main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "i:p:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case OPT_PERF_DATA:
+		case OPT_PPROF:
+			if (to) {
+				p_err("--to-perf-data and --to-pprof exclude each other: convert once per format");
+				return 2;
+			}
 			to = opt;
 			out = optarg;
 			break;
@@ -211,12 +219,15 @@ int convert_main(int argc, char **argv)
 		return 2;
 	}
 	if (!to || !input) {
-		p_err("convert needs an output format (--to-perf-data OUT) and -i CAPTURE");
+		p_err("convert needs an output format (--to-perf-data OUT or --to-pprof OUT) and -i CAPTURE");
 		return 2;
 	}
 	if (convert__load(input, &in))
 		return 1;
-	status = convert_perf__write(&in, out, pid, argc, argv);
+	if (to == OPT_PERF_DATA)
+		status = convert_perf__write(&in, out, pid, argc, argv);
+	else
+		status = convert_pprof__write(&in, out, pid);
 	convert__free(&in);
 	return status;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * convert.h - `kprofcat convert`: a capture file to the formats other tools
- * read (perf.data for perf report/script).
+ * read (perf.data for perf report/script, pprof for fleet profilers).
  *
  * Every converter sees the samples and kprof records that `kprofcat -i CAP`
  * prints, in the same order and with the same process filter: it is an
@@ -46,6 +46,7 @@ void convert__free(struct convert_input *in);
  */
 int convert_perf__write(const struct convert_input *in, const char *out, int pid,
 			int nr, char **cmdline);
+int convert_pprof__write(const struct convert_input *in, const char *out, int pid);
 
 /* `kprofcat convert ...` */
 int convert_main(int argc, char **argv);

@@ -29,7 +29,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: kprofcat [OPTIONS] [DEVICE|FILE] [-- CMD [ARG...]]\n"
 "       kprofcat throttle-sim [OPTIONS]      (see kprofcat throttle-sim --help)\n"
-"       kprofcat convert --to-perf-data OUT -i FILE  (see kprofcat convert --help)\n"
+"       kprofcat convert --to-perf-data|--to-pprof OUT -i FILE  (see kprofcat convert --help)\n"
 "\n"
 "Streams kprof samples from DEVICE (default " DEFAULT_DEVICE ") until Ctrl-C, --duration,\n"
 "or until CMD exits; or reads a capture FILE written with -o.\n"

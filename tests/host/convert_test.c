@@ -6,7 +6,8 @@
  * and per KERNEL_THROTTLED record, one UNTHROTTLE per UNTHROTTLE, and
  * nothing for RATE_LOWERED and WOULD_THROTTLE (convert_perf.c's mapping);
  * perf script names the kernel frames from OUT.kallsyms and lists the
- * build-ids.  Also: the capture header
+ * build-ids; go tool pprof reads the pprof file's samples, labels, kernel
+ * marks and build-ids.  Also: the capture header
  * carries the writer's version, a header without one still reads, and bad
  * invocations fail with a message instead of writing a file.
  *
@@ -263,6 +264,33 @@ TEST_F(conv, perf_script_and_buildids_from_the_converted_file)
 	free(txt);
 }
 
+TEST_F(conv, pprof_has_samples_and_labels)
+{
+	char cmd[2 * PATH_MAX], *txt;
+
+	if (system("command -v go >/dev/null"))
+		SKIP(return, "no go (golang-go): make deps");
+	snprintf(cmd, sizeof(cmd), "%s convert --to-pprof %s -i %s", kprofcat, self->out, self->cap);
+	ASSERT_EQ(0, system(cmd));
+	/* go wants a writable HOME/GOCACHE; -raw prints samples with their labels. */
+	snprintf(cmd, sizeof(cmd), "HOME=/tmp GOCACHE=/tmp/kprofcat-gocache go tool pprof -raw %s 2>/dev/null",
+		 self->out);
+	txt = run(cmd);
+	ASSERT_NE(NULL, txt);
+	EXPECT_NE(NULL, strstr(txt, "samples/count cpu/nanoseconds"));
+	/* All 20 samples share one stack and labels: one row, 20 x 1 ms. */
+	EXPECT_NE(NULL, strstr(txt, "20   20000000:"));
+	EXPECT_NE(NULL, strstr(txt, "comm:[synth]"));
+	EXPECT_NE(NULL, strstr(txt, "pid:[4242]"));
+	EXPECT_NE(NULL, strstr(txt, "tid:[4243]"));
+	EXPECT_NE(NULL, strstr(txt, "cpu:[0]"));
+	/* Kernel frames are marked by their mapping, as perf_to_profile does. */
+	EXPECT_NE(NULL, strstr(txt, "0xffffffff81001010 M=1 kfunc_leaf [kernel.kallsyms]"));
+	EXPECT_NE(NULL, strstr(txt, "0xffffffffc0001004 M=2 mod_func [kmodx]"));
+	EXPECT_NE(NULL, strstr(txt, "/nonexistent/libsynth.so " BUILD_ID_HEX));
+	free(txt);
+}
+
 TEST_F(conv, refuses_bad_invocations_without_writing)
 {
 	char cmd[2 * PATH_MAX];
@@ -272,6 +300,9 @@ TEST_F(conv, refuses_bad_invocations_without_writing)
 	EXPECT_EQ(1, WEXITSTATUS(system(cmd)));
 	EXPECT_NE(0, access(self->out, F_OK));
 	snprintf(cmd, sizeof(cmd), "%s convert --to-perf-data %s 2>/dev/null", kprofcat, self->out);
+	EXPECT_EQ(2, WEXITSTATUS(system(cmd)));
+	snprintf(cmd, sizeof(cmd), "%s convert --to-perf-data %s --to-pprof %s -i %s 2>/dev/null",
+		 kprofcat, self->out, self->out, self->cap);
 	EXPECT_EQ(2, WEXITSTATUS(system(cmd)));
 	EXPECT_NE(0, access(self->out, F_OK));
 }
