@@ -7,6 +7,7 @@
 #   make demo    boot the 6.1 test-bed VM, profile tests/progs/demo with kprofcat
 #   make check   host tests + the in-guest suite on 6.1 and 6.12, through prove
 #   make lint    checkpatch --strict and sparse on the kernel code
+#   make dkms-check  dkms builds kprof.ko for both test-bed kernels (no install)
 #   make deps    install/fetch what all of this needs (scripts/deps)
 
 KPROF_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kprof
@@ -47,7 +48,8 @@ CHECKPATCH := $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl
 LINT_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.[ch] common/*.h \
 	include/uapi/linux/*.h tests/vm/warn/*.c))
 
-.PHONY: all kmod user tests deps check lint checkpatch sparse demo experiment bench clean
+.PHONY: all kmod user tests deps check lint checkpatch sparse demo experiment bench clean \
+	dkms-check
 
 all: kmod user
 
@@ -74,9 +76,15 @@ tests: $(if $(wildcard user/Makefile),user) | $(NEED_DEPS)
 check: tests lint | $(NEED_DEPS)
 	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --build-only || exit; done
 	prove $(PROVE_FLAGS) --exec '' $(HOST_TESTS) tests/vm/selftest \
-		$(addprefix tests/vm/kernel-,$(VM_KERNELS)) tests/host/convert-check
+		tests/host/dkms-check $(addprefix tests/vm/kernel-,$(VM_KERNELS)) \
+		tests/host/convert-check
 
 lint: checkpatch sparse
+
+# dkms.conf through dkms add/build/remove for both test-bed kernels, in a
+# temporary dkms tree: nothing installed, nothing loaded (also in check).
+dkms-check: | $(NEED_DEPS)
+	tests/host/dkms-check
 
 # LINUX_VERSION_CODE is ignored: an out-of-tree module that supports 6.1
 # and 6.12 needs version checks, which in-tree code never does.
