@@ -48,7 +48,9 @@
  * kallsyms snapshot, which is also written to OUT.kallsyms: perf reads the
  * kernel symbols of another machine with --kallsyms OUT.kallsyms.  The
  * kernel's build-id is not in the capture, so the BUILD_ID section lists
- * only the user DSOs; perf looks those up by build-id and path as usual.
+ * only the user DSOs; perf looks those up by build-id and path as usual,
+ * or, with --symfs OUT.symfs, in the files convert_symfs.c makes from the
+ * capture's DSO sections (what kprofcat -i symbolizes with).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -623,6 +625,18 @@ static int write_kallsyms_file(const struct convert_input *in, const char *out)
 	return ret;
 }
 
+static int write_symfs(const struct convert_input *in, const char *out)
+{
+	char *dir;
+	int ret;
+
+	if (asprintf(&dir, "%s.symfs", out) < 0)
+		return -ENOMEM;
+	ret = convert_symfs__write(in->path, dir);
+	free(dir);
+	return ret;
+}
+
 int convert_perf__write(const struct convert_input *in, const char *out, int pid,
 			int nr, char **cmdline)
 {
@@ -673,7 +687,7 @@ int convert_perf__write(const struct convert_input *in, const char *out, int pid
 	}
 	p.f = NULL;
 	strmap__free(p.comms);
-	if (write_kallsyms_file(in, out))
+	if (write_kallsyms_file(in, out) || write_symfs(in, out))
 		return 1;
 	return 0;
 write_err:

@@ -5,8 +5,9 @@
  * counts one PERF_RECORD_LOST per LOST record, one THROTTLE per THROTTLE
  * and per KERNEL_THROTTLED record, one UNTHROTTLE per UNTHROTTLE, and
  * nothing for RATE_LOWERED and WOULD_THROTTLE (convert_perf.c's mapping);
- * perf script names the kernel frames from OUT.kallsyms and lists the
- * build-ids; go tool pprof reads the pprof file's samples, labels, kernel
+ * perf script names the kernel frames from OUT.kallsyms, the user frames
+ * of a DSO this machine does not have from OUT.symfs, and lists the
+ * build-ids (a DSO path with ".." is not written); go tool pprof reads the pprof file's samples, labels, kernel
  * marks and build-ids.  Also: the capture header
  * carries the writer's version, a header without one still reads, and bad
  * invocations fail with a message instead of writing a file.
@@ -72,6 +73,35 @@ static const char kallsyms[] =
 #define NR_KTHROTTLE	1
 #define NR_UNTHROTTLE	3	/* one per throttle of either kind */
 
+/*
+ * A DSO symbol section as kprofcat -o writes it (usyms.c's blob: header,
+ * path padded to 8, PT_LOAD table, symbols, names): one PT_LOAD at offset
+ * = vaddr 0x1000, one function synth_func at 0x1200 (0x100 bytes).
+ */
+static void add_dso(struct capture_writer *w, const char *path)
+{
+	struct {
+		uint32_t state, path_len, bid_len, nph, nsyms, strtab_len;
+		unsigned char bid[24];
+	} h = { .state = 1, .path_len = strlen(path) + 1, .bid_len = 20, .nph = 1, .nsyms = 1,
+		.strtab_len = sizeof("synth_func") };
+	uint64_t ph[3] = { 0x1000, 0x1000, 0x1000 };
+	struct { uint64_t addr, size; uint32_t name, rank; } sym = { 0x1200, 0x100, 0, 0 };
+	unsigned char b[512] = { 0 };
+	size_t pos = sizeof(h);
+
+	memcpy(h.bid, BUILD_ID, 20);
+	memcpy(b, &h, sizeof(h));
+	memcpy(b + pos, path, h.path_len);
+	pos += (h.path_len + 7) & ~7UL;
+	memcpy(b + pos, ph, sizeof(ph));
+	pos += sizeof(ph);
+	memcpy(b + pos, &sym, sizeof(sym));
+	pos += sizeof(sym);
+	memcpy(b + pos, "synth_func", h.strtab_len);
+	capture__write(w, KPCAP_DSO, 0, b, pos + h.strtab_len);
+}
+
 static void add(struct capture_writer *w, unsigned int cpu, const void *rec)
 {
 	const struct kprof_record_header *h = rec;
@@ -113,6 +143,9 @@ static int write_capture(const char *path)
 	capture__write(w, KPCAP_META, 0, meta, sizeof(meta) - 1);
 	capture__write(w, KPCAP_KALLSYMS, 0, kallsyms, sizeof(kallsyms) - 1);
 	capture__write_pev(w, &mm);
+	add_dso(w, mm.path);
+	/* A path that would leave OUT.symfs: never written. */
+	add_dso(w, "/a/../../../../../../tmp/kprofcat-convert-escape");
 	for (i = 0; i < NR_SAMPLES; i++) {
 		memset(&r, 0, sizeof(r));
 		r.s.header.type = KPROF_RECORD_SAMPLE;
@@ -203,9 +236,10 @@ FIXTURE_SETUP(conv)
 
 FIXTURE_TEARDOWN(conv)
 {
-	char cmd[256];
+	char cmd[512];
 
-	snprintf(cmd, sizeof(cmd), "rm -f %s %s %s.kallsyms", self->cap, self->out, self->out);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s %s.kallsyms %s.symfs", self->cap, self->out,
+		 self->out, self->out);
 	if (system(cmd))
 		TH_LOG("cleaning up %s failed", self->cap);
 }
@@ -247,8 +281,22 @@ TEST_F(conv, perf_script_and_buildids_from_the_converted_file)
 	EXPECT_NE(NULL, strstr(txt, "ffffffff81001010 kfunc_leaf+0x10 ([kernel.kallsyms])"));
 	EXPECT_NE(NULL, strstr(txt, "ffffffff81002020 kfunc_caller+0x20 ([kernel.kallsyms])"));
 	EXPECT_NE(NULL, strstr(txt, "ffffffffc0001004 mod_func+0x4 ([kmodx])"));
+	/* perf cannot read /nonexistent/libsynth.so ... */
 	EXPECT_NE(NULL, strstr(txt, "1234 [unknown] (/nonexistent/libsynth.so)"));
 	free(txt);
+	/* ... but OUT.symfs has kprofcat's symbols for it, as kprofcat -i prints them. */
+	snprintf(cmd, sizeof(cmd), "perf script -i %s --kallsyms %s.kallsyms --symfs %s.symfs -F ip,sym,symoff,dso 2>/dev/null",
+		 self->out, self->out, self->out);
+	txt = run(cmd);
+	ASSERT_NE(NULL, txt);
+	EXPECT_NE(NULL, strstr(txt, "1234 synth_func+0x34 (/nonexistent/libsynth.so)"));
+	free(txt);
+	snprintf(cmd, sizeof(cmd), "%s -i %s", kprofcat, self->cap);
+	txt = run(cmd);
+	ASSERT_NE(NULL, txt);
+	EXPECT_NE(NULL, strstr(txt, "1234 synth_func+0x34 (/nonexistent/libsynth.so)"));
+	free(txt);
+	EXPECT_NE(0, access("/tmp/kprofcat-convert-escape", F_OK));
 	snprintf(cmd, sizeof(cmd), "perf buildid-list -i %s 2>/dev/null", self->out);
 	txt = run(cmd);
 	ASSERT_NE(NULL, txt);
