@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -150,6 +151,24 @@ FIXTURE_SETUP(kprofcat)
 }
 FIXTURE_TEARDOWN(kprofcat) {}
 
+/*
+ * How far a function's share of n samples may stray from its share of
+ * the work, in percentage points.  hot3's rounds give the three loops 6:3:1
+ * of the same loop body, so their CPU time splits 60/30/10 (call and
+ * prologue overhead is under a point).  The samples fall at fixed
+ * intervals of CPU time; vCPU stalls drop some, in whichever function
+ * runs, which thins the sample but does not bias it.  Taking each sample
+ * as an independent draw (binomial; periodic sampling varies less),
+ * 4.5 standard deviations, sqrt(p (1 - p) / n), leave about one false
+ * failure in 10^5 checks, plus the point of overhead.
+ */
+static double share_tolerance(double pct, double n)
+{
+	double p = pct / 100;
+
+	return 100 * 4.5 * sqrt(p * (1 - p) / n) + 1;
+}
+
 TEST_F_TIMEOUT(kprofcat, hot3_shares_and_callers, 120)
 {
 	unsigned long a = 0, b = 0, c = 0, a_chain = 0, b_chain = 0, c_chain = 0;
@@ -183,15 +202,16 @@ TEST_F_TIMEOUT(kprofcat, hot3_shares_and_callers, 120)
 		}
 	}
 	total = a + b + c;
-	ASSERT_GT(total, 500) TH_LOG("only %.0f samples in hot functions; stderr: %s", total, err);
+	/* Fewer and the share check below says nothing: fail, do not pass. */
+	ASSERT_GT(total, 100) TH_LOG("only %.0f samples in hot functions; stderr: %s", total, err);
 	sa = 100 * a / total;
 	sb = 100 * b / total;
 	sc = 100 * c / total;
 	TH_LOG("hot_a %.1f%% hot_b %.1f%% hot_c %.1f%% of %.0f samples; full chains %lu/%lu %lu/%lu %lu/%lu",
 	       sa, sb, sc, total, a_chain, a, b_chain, b, c_chain, c);
-	EXPECT_LT(abs((int)(sa - 60)), 5);
-	EXPECT_LT(abs((int)(sb - 30)), 5);
-	EXPECT_LT(abs((int)(sc - 10)), 5);
+	EXPECT_GE(share_tolerance(60, total), fabs(sa - 60));
+	EXPECT_GE(share_tolerance(30, total), fabs(sb - 30));
+	EXPECT_GE(share_tolerance(10, total), fabs(sc - 10));
 	/* Samples in a prologue lose one caller; nearly all reach main. */
 	EXPECT_GE(a_chain * 100, a * 95);
 	EXPECT_GE(b_chain * 100, b * 95);
@@ -210,7 +230,8 @@ TEST_F_TIMEOUT(kprofcat, default_output_passes_the_parsers_grammars, 60)
 		TH_LOG("%s", err);
 	ASSERT_EQ(0, grammar_check(out, &g)) TH_LOG("%s", g.err);
 	TH_LOG("%lu samples, %lu frames, %lu comment blocks", g.samples, g.frames, g.comments);
-	EXPECT_GT(g.samples, 300);
+	/* Enough lines that the grammar check is not vacuous (no rate assumed). */
+	EXPECT_GT(g.samples, 50);
 	free(out);
 	free(err);
 }
@@ -388,8 +409,14 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 	all = count_stacks(out, "shortlived", want, n, 4);
 	TH_LOG("lifetime %.1f ms: %lu samples, %lu in its code, %lu unsymbolized, %lu in _start;start_c;main;sl_run;sl_spin_a, %lu in ...;sl_spin_b",
 	       ms, all, n[0], n[1], n[2], n[3]);
-	/* A 20 ms spin at 4 kHz: ~80 samples, fewer when TCG is starved. */
-	EXPECT_GE(n[2] + n[3], 5);
+	/*
+	 * sl_spin_a spins 12 ms and sl_spin_b 8 ms of guest time, 48 and 32
+	 * periods of 4 kHz.  A timer that expires while one spins interrupts
+	 * it before its next instruction, even when the vCPU was stalled
+	 * meanwhile (the interrupt is pending when it resumes), so each
+	 * shows at least one sample, whatever the emulator's speed; more are
+	 * only logged.
+	 */
 	EXPECT_GE(n[2], 1);
 	EXPECT_GE(n[3], 1);
 	EXPECT_LE(n[1] * 10, n[0]) TH_LOG("too many samples with unsymbolized user frames");

@@ -418,8 +418,12 @@ TEST_F_TIMEOUT(sample, program, 60)
 	ASSERT_EQ(0, kp_check_conserved_all(&self->b, 1))
 		TH_LOG("%s", self->b.err);
 
-	/* ~RUN_SECONDS * FREQ expected; TCG and a loaded host get slack. */
-	ASSERT_LE(RUN_SECONDS * FREQ / 6ULL, t->samples);
+	/*
+	 * Enough samples for the 9/10 ratios below to say something; the
+	 * count itself depends on the emulator's speed and is only logged
+	 * (RUN_SECONDS * FREQ nominal).
+	 */
+	ASSERT_LE(100ULL, t->samples);
 	EXPECT_EQ(0ULL, t->chain_start_bad) TH_LOG("chains not starting at the sample IP");
 	if (variant->want_user) {
 		ASSERT_LE(t->samples * 9 / 10, t->user);
