@@ -43,9 +43,9 @@
  * Captures hold no exit events, so the file has no PERF_RECORD_EXIT.
  *
  * Kernel: a PERF_RECORD_MMAP "[kernel.kallsyms]_text" from _text to the last
- * kernel symbol
- * and one per module ("[name]") over its kallsyms range, from the capture's
- * kallsyms snapshot, which is also written to OUT.kallsyms: perf reads the
+ * kernel symbol and one per module ("[name]") over its kallsyms range
+ * (convert_perf_meta.c), from the capture's kallsyms snapshot, which is
+ * also written to OUT.kallsyms: perf reads the
  * kernel symbols of another machine with --kallsyms OUT.kallsyms.  The
  * kernel's build-id is not in the capture, so the BUILD_ID section lists
  * only the user DSOs; perf looks those up by build-id and path as usual,
@@ -58,93 +58,30 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include <linux/perf_event.h>
-
 #include "config.h"
-#include "convert.h"
-#include "output.h"
+#include "convert_perf.h"
 #include "print.h"
 #include "record.h"
-#include "strmap.h"
 
-#define PERF_MAGIC2	0x32454c4946524550ULL	/* "PERFILE2" */
-#define NAME_ALIGN	64
-#define HOST_PID	((uint32_t)-1)
-/* perf's own (tools/perf/util/event.h): build_id_rec.size is valid */
-#define PERF_RECORD_MISC_BUILD_ID_SIZE	(1 << 15)
-#define ALIGN_UP(x, a)	(((x) + (a) - 1) & ~(uint64_t)((a) - 1))
-
-enum {
-	FEAT_BUILD_ID = 2, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION,
-	FEAT_ARCH, FEAT_NRCPUS, FEAT_CMDLINE = 11, FEAT_EVENT_DESC,
-	FEAT_BITS = 256,
-};
-
-struct file_section {
-	uint64_t offset, size;
-};
-
-struct file_header {
-	uint64_t magic, size, attr_size;
-	struct file_section attrs, data, event_types;
-	uint64_t features[FEAT_BITS / 64];
-};
-
-struct file_attr {
-	struct perf_event_attr attr;
-	struct file_section ids;
-};
-
-/* sample_id_all trailer for sample_type TID|TIME|CPU */
-struct sample_id {
-	uint32_t pid, tid;
-	uint64_t time;
-	uint32_t cpu, res;
-};
-
-struct build_id_rec {
-	struct perf_event_header header;
-	int32_t pid;
-	uint8_t data[20];
-	uint8_t size;
-	uint8_t res1;
-	uint16_t res2;
-	/* char filename[], padded to NAME_ALIGN */
-};
-
-struct perf_out {
-	struct output o;	/* first: record__replay drives it */
-	const struct convert_input *in;
-	FILE *f;
-	const char *path;
-	int err;
-	struct perf_event_attr attr;
-	uint64_t data_start, data_size;
-	struct strmap *comms;	/* tid -> hash of the comm last written */
-	unsigned int max_cpu;
-	uint64_t lost, throttles;
-};
-
-static void put(struct perf_out *p, const void *b, size_t len)
+void perf_out__put(struct perf_out *p, const void *b, size_t len)
 {
 	if (!p->err && len && fwrite(b, 1, len, p->f) != len)
 		p->err = errno ? errno : EIO;
 }
 
-static void put_zeros(struct perf_out *p, size_t len)
+void perf_out__zeros(struct perf_out *p, size_t len)
 {
 	static const char z[NAME_ALIGN];
 
 	while (len) {
 		size_t n = len < sizeof(z) ? len : sizeof(z);
 
-		put(p, z, n);
+		perf_out__put(p, z, n);
 		len -= n;
 	}
 }
 
-/* One data-section record: HDR (size filled here), BODY, then the id trailer. */
-static void put_record(struct perf_out *p, uint32_t type, uint16_t misc,
+void perf_out__record(struct perf_out *p, uint32_t type, uint16_t misc,
 		       const void *body, size_t blen, const char *str, size_t str_align,
 		       const struct sample_id *id)
 {
@@ -152,137 +89,15 @@ static void put_record(struct perf_out *p, uint32_t type, uint16_t misc,
 	size_t slen = str ? ALIGN_UP(strlen(str) + 1, str_align) : 0;
 
 	h.size = sizeof(h) + blen + slen + (id ? sizeof(*id) : 0);
-	put(p, &h, sizeof(h));
-	put(p, body, blen);
+	perf_out__put(p, &h, sizeof(h));
+	perf_out__put(p, body, blen);
 	if (str) {
-		put(p, str, strlen(str));
-		put_zeros(p, slen - strlen(str));
+		perf_out__put(p, str, strlen(str));
+		perf_out__zeros(p, slen - strlen(str));
 	}
 	if (id)
-		put(p, id, sizeof(*id));
+		perf_out__put(p, id, sizeof(*id));
 	p->data_size += h.size;
-}
-
-/* ---------------------------------------------------------------- */
-/* Kernel and module maps from the kallsyms snapshot                 */
-
-struct kmap {
-	char name[64];		/* "" for the kernel itself */
-	uint64_t start, end;
-};
-
-static int kmap_cmp(const void *a, const void *b)
-{
-	const struct kmap *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/*
- * The kernel's [_text, its highest symbol + a page) and each module's [lowest, highest symbol +
- * a page), clipped at the next module.  Returns the count in *NR.
- */
-static struct kmap *kallsyms_maps(const char *text, size_t len, size_t *nr)
-{
-	const char *p = text, *end = text + len;
-	struct kmap *m = calloc(1, sizeof(*m)), *n;
-	size_t cap = 1, i;
-
-	if (!m)
-		return NULL;
-	*nr = 1;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', end - p);
-		char line[512], name[256], mod[64];
-		unsigned long long addr;
-		size_t l = (nl ? nl : end) - p;
-		char t;
-		int k;
-
-		if (l >= sizeof(line))
-			l = sizeof(line) - 1;
-		memcpy(line, p, l);
-		line[l] = '\0';
-		p = nl ? nl + 1 : end;
-		mod[0] = '\0';
-		k = sscanf(line, "%llx %c %255s [%63[^]]]", &addr, &t, name, mod);
-		if (k < 3 || !addr)
-			continue;
-		if (k == 3) {
-			/* kallsyms does not always list _end: the last symbol then. */
-			if (!strcmp(name, "_text"))
-				m[0].start = addr;
-			if (addr + 4096 > m[0].end)
-				m[0].end = addr + 4096;
-			continue;
-		}
-		for (i = 1; i < *nr && strcmp(m[i].name, mod); i++)
-			;
-		if (i == *nr) {
-			if (*nr == cap) {
-				n = realloc(m, 2 * cap * sizeof(*m));
-				if (!n) {
-					free(m);
-					return NULL;
-				}
-				m = n;
-				cap *= 2;
-			}
-			memset(&m[i], 0, sizeof(m[i]));
-			snprintf(m[i].name, sizeof(m[i].name), "%s", mod);
-			m[i].start = addr;
-			(*nr)++;
-		}
-		if (addr < m[i].start)
-			m[i].start = addr;
-		if (addr + 4096 > m[i].end)
-			m[i].end = addr + 4096;
-	}
-	qsort(m + 1, *nr - 1, sizeof(*m), kmap_cmp);
-	for (i = 1; i + 1 < *nr; i++)
-		if (m[i].end > m[i + 1].start)
-			m[i].end = m[i + 1].start;
-	return m;
-}
-
-static int write_kernel_maps(struct perf_out *p)
-{
-	const struct convert_input *in = p->in;
-	struct sample_id id = { .pid = HOST_PID, .tid = HOST_PID };
-	struct { uint32_t pid, tid; uint64_t start, len, pgoff; } mm;
-	struct kmap *m;
-	size_t nr, i;
-	char name[96];
-
-	if (!in->kallsyms) {
-		p_warn("capture %s has no kallsyms: kernel frames stay [unknown] in perf", in->path);
-		return 0;
-	}
-	m = kallsyms_maps(in->kallsyms, in->kallsyms_len, &nr);
-	if (!m)
-		return -ENOMEM;
-	if (!m[0].start || m[0].end <= m[0].start) {
-		p_warn("capture %s: kallsyms without _text (kptr_restrict?): kernel frames stay [unknown] in perf",
-		       in->path);
-		free(m);
-		return 0;
-	}
-	for (i = 0; i < nr; i++) {
-		mm.pid = HOST_PID;
-		mm.tid = 0;
-		mm.start = m[i].start;
-		mm.len = m[i].end - m[i].start;
-		/* perf relocates kallsyms by the _text address in pgoff. */
-		mm.pgoff = i ? 0 : m[0].start;
-		if (i)
-			snprintf(name, sizeof(name), "[%s]", m[i].name);
-		else
-			snprintf(name, sizeof(name), "[kernel.kallsyms]_text");
-		put_record(p, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, &mm, sizeof(mm),
-			   name, 8, &id);
-	}
-	free(m);
-	return -p->err;
 }
 
 /* ---------------------------------------------------------------- */
@@ -309,14 +124,14 @@ static void write_pev(struct perf_out *p, const struct pev *e)
 			memcpy(mm.bid, e->build_id, e->bid_len);
 			misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
 		}
-		put_record(p, PERF_RECORD_MMAP2, misc, &mm, sizeof(mm),
+		perf_out__record(p, PERF_RECORD_MMAP2, misc, &mm, sizeof(mm),
 			   e->path && *e->path ? e->path : "//anon", 8, &id);
 	} else if (e->type == PEV_FORK) {
 		struct { uint32_t pid, ppid, tid, ptid; uint64_t time; } fk = {
 			.pid = e->pid, .ppid = e->ppid, .tid = e->pid, .ptid = e->ppid,
 			.time = e->time };
 
-		put_record(p, PERF_RECORD_FORK, 0, &fk, sizeof(fk), NULL, 0, &id);
+		perf_out__record(p, PERF_RECORD_FORK, 0, &fk, sizeof(fk), NULL, 0, &id);
 	}
 }
 
@@ -372,7 +187,7 @@ static int perf_sample(struct output *o, const struct kp_record *r,
 					.cpu = s->cpu };
 		struct { uint32_t pid, tid; } c = { s->pid, s->tid };
 
-		put_record(p, PERF_RECORD_COMM, 0, &c, sizeof(c), s->comm, 8, &id);
+		perf_out__record(p, PERF_RECORD_COMM, 0, &c, sizeof(c), s->comm, 8, &id);
 	}
 	if (!s->nr_kernel && !s->nr_user) {
 		chain[n++] = user ? PERF_CONTEXT_USER : PERF_CONTEXT_KERNEL;
@@ -397,9 +212,9 @@ static int perf_sample(struct output *o, const struct kp_record *r,
 	h.type = PERF_RECORD_SAMPLE;
 	h.misc = user ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL;
 	h.size = sizeof(h) + sizeof(body) + n * sizeof(uint64_t);
-	put(p, &h, sizeof(h));
-	put(p, &body, sizeof(body));
-	put(p, chain, n * sizeof(uint64_t));
+	perf_out__put(p, &h, sizeof(h));
+	perf_out__put(p, &body, sizeof(body));
+	perf_out__put(p, chain, n * sizeof(uint64_t));
 	p->data_size += h.size;
 	return p->err ? -1 : 0;
 }
@@ -417,7 +232,7 @@ static int perf_event(struct output *o, const struct kp_record *r)
 		struct { uint64_t id, lost; } l = { 0, r->lost.full + r->lost.nested +
 						    r->lost.stopped + r->lost.throttled };
 
-		put_record(p, PERF_RECORD_LOST, 0, &l, sizeof(l), NULL, 0, &id);
+		perf_out__record(p, PERF_RECORD_LOST, 0, &l, sizeof(l), NULL, 0, &id);
 		p->lost++;
 		break;
 	}
@@ -426,7 +241,7 @@ static int perf_event(struct output *o, const struct kp_record *r)
 	case KPROF_RECORD_UNTHROTTLE: {
 		struct { uint64_t time, id, stream_id; } t = { r->time, 0, 0 };
 
-		put_record(p, r->type == KPROF_RECORD_UNTHROTTLE ? PERF_RECORD_UNTHROTTLE :
+		perf_out__record(p, r->type == KPROF_RECORD_UNTHROTTLE ? PERF_RECORD_UNTHROTTLE :
 			   PERF_RECORD_THROTTLE, 0, &t, sizeof(t), NULL, 0, &id);
 		if (r->type != KPROF_RECORD_UNTHROTTLE)
 			p->throttles++;
@@ -448,129 +263,6 @@ static const struct output_ops perf_ops = {
 	.event = perf_event,
 	.free = perf_free,
 };
-
-/* ---------------------------------------------------------------- */
-/* Feature sections                                                  */
-
-static void put_string(struct perf_out *p, const char *s)
-{
-	uint32_t len = ALIGN_UP(strlen(s) + 1, NAME_ALIGN);
-
-	put(p, &len, sizeof(len));
-	put(p, s, strlen(s));
-	put_zeros(p, len - strlen(s));
-}
-
-static void feat_build_ids(struct perf_out *p)
-{
-	const struct convert_input *in = p->in;
-	struct strmap *seen = strmap__new();
-	size_t i;
-
-	if (!seen) {
-		p->err = ENOMEM;
-		return;
-	}
-	for (i = 0; i < in->nr_pevs; i++) {
-		const struct pev *e = &in->pevs[i];
-		struct build_id_rec b = { .pid = (int32_t)HOST_PID };
-		struct strmap_entry *s;
-		size_t len;
-
-		if (e->type != PEV_MMAP || !e->bid_len || !e->path || !*e->path)
-			continue;
-		s = strmap__get(seen, e->path, strlen(e->path));
-		if (!s) {
-			p->err = ENOMEM;
-			break;
-		}
-		if (s->a++)
-			continue;
-		len = ALIGN_UP(strlen(e->path) + 1, NAME_ALIGN);
-		b.header.misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_BUILD_ID_SIZE;
-		b.header.size = sizeof(b) + len;
-		memcpy(b.data, e->build_id, e->bid_len);
-		b.size = e->bid_len;
-		put(p, &b, sizeof(b));
-		put(p, e->path, strlen(e->path));
-		put_zeros(p, len - strlen(e->path));
-	}
-	strmap__free(seen);
-}
-
-static void feat_write(struct perf_out *p, int feat, int nr, char **cmdline)
-{
-	const struct convert_input *in = p->in;
-	char buf[64];
-	uint32_t u[2];
-	int i;
-
-	switch (feat) {
-	case FEAT_BUILD_ID:
-		feat_build_ids(p);
-		break;
-	case FEAT_HOSTNAME:
-		put_string(p, in->hostname);
-		break;
-	case FEAT_OSRELEASE:
-		put_string(p, in->release);
-		break;
-	case FEAT_VERSION:
-		snprintf(buf, sizeof(buf), "kprofcat %s", KPROF_VERSION);
-		put_string(p, buf);
-		break;
-	case FEAT_ARCH:
-		/* kprof.ko is x86-64 only (kmod/kprof_nmi.c); records carry no arch. */
-		put_string(p, "x86_64");
-		break;
-	case FEAT_NRCPUS:
-		u[0] = u[1] = in->nr_cpus > p->max_cpu + 1 ? in->nr_cpus : p->max_cpu + 1;
-		put(p, u, sizeof(u));
-		break;
-	case FEAT_CMDLINE:
-		u[0] = nr + 1;
-		put(p, u, sizeof(u[0]));
-		put_string(p, "kprofcat");
-		for (i = 0; i < nr; i++)
-			put_string(p, cmdline[i]);
-		break;
-	case FEAT_EVENT_DESC:
-		u[0] = 1;
-		u[1] = sizeof(p->attr);
-		put(p, u, sizeof(u));
-		put(p, &p->attr, sizeof(p->attr));
-		u[0] = 0;	/* ids: none (one event) */
-		put(p, u, sizeof(u[0]));
-		put_string(p, in->event);
-		break;
-	}
-}
-
-static const int features[] = {
-	FEAT_BUILD_ID, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH,
-	FEAT_NRCPUS, FEAT_CMDLINE, FEAT_EVENT_DESC,
-};
-#define NR_FEATURES	(sizeof(features) / sizeof(features[0]))
-
-static void write_features(struct perf_out *p, struct file_header *h, int nr, char **cmdline)
-{
-	struct file_section sec[NR_FEATURES];
-	long start = p->data_start + p->data_size;
-	size_t i;
-
-	/* The section table first, then the contents; the table is redone at the end. */
-	memset(sec, 0, sizeof(sec));
-	put(p, sec, sizeof(sec));
-	for (i = 0; i < NR_FEATURES; i++) {
-		sec[i].offset = ftell(p->f);
-		feat_write(p, features[i], nr, cmdline);
-		sec[i].size = ftell(p->f) - sec[i].offset;
-		h->features[features[i] / 64] |= 1ULL << (features[i] % 64);
-	}
-	if (!p->err && fseek(p->f, start, SEEK_SET))
-		p->err = errno;
-	put(p, sec, sizeof(sec));
-}
 
 /* ---------------------------------------------------------------- */
 
@@ -655,15 +347,15 @@ int convert_perf__write(const struct convert_input *in, const char *out, int pid
 		goto fail;
 	}
 	/* Header, attrs, data, features. */
-	put(&p, &h, sizeof(h));
+	perf_out__put(&p, &h, sizeof(h));
 	memset(&fa, 0, sizeof(fa));
 	fa.attr = p.attr;
 	h.attr_size = sizeof(fa);
 	h.attrs.offset = sizeof(h);
 	h.attrs.size = sizeof(fa);
-	put(&p, &fa, sizeof(fa));
+	perf_out__put(&p, &fa, sizeof(fa));
 	p.data_start = sizeof(h) + sizeof(fa);
-	if (write_kernel_maps(&p))
+	if (perf_out__kernel_maps(&p))
 		goto fail;
 	for (i = 0; i < in->nr_pevs; i++)
 		write_pev(&p, &in->pevs[i]);
@@ -674,10 +366,10 @@ int convert_perf__write(const struct convert_input *in, const char *out, int pid
 		goto fail;
 	h.data.offset = p.data_start;
 	h.data.size = p.data_size;
-	write_features(&p, &h, nr, cmdline);
+	perf_out__features(&p, &h, nr, cmdline);
 	if (!p.err && fseek(p.f, 0, SEEK_SET))
 		p.err = errno;
-	put(&p, &h, sizeof(h));
+	perf_out__put(&p, &h, sizeof(h));
 	if (p.err)
 		goto write_err;
 	if (fclose(p.f)) {

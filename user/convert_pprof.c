@@ -12,7 +12,8 @@
  *	sample_type	samples/count and cpu/nanoseconds (the period: ns
  *			for cpu-clock and task-clock; other events get
  *			EVENT/count instead); period_type likewise, period
- *			the capture's sampling period (1e9 / freq with -F)
+ *			the capture's sampling period (for a clock sampled
+ *			with -F: 1e9 / freq; other events with -F: 0)
  *	sample		one per distinct (stack, pid, tid, comm, cpu),
  *			location_id leaf first, values summed; labels pid,
  *			tid, cpu and comm, all strings (decimal numbers):
@@ -183,11 +184,25 @@ nomem:
 	return 0;
 }
 
+/* M's entry for the key "A\0B" (names may be long: C++ templates). */
+static struct strmap_entry *get2(struct strmap *m, const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *key = malloc(la + lb + 2);
+	struct strmap_entry *e;
+
+	if (!key)
+		return NULL;
+	memcpy(key, a, la + 1);
+	memcpy(key + la + 1, b, lb + 1);
+	e = strmap__get(m, key, la + lb + 1);
+	free(key);
+	return e;
+}
+
 static uint64_t function_id(struct pprof_out *p, const struct out_frame *f)
 {
-	char key[1024];
-	int n = snprintf(key, sizeof(key), "%s%c%s", f->sym, 0, f->dso);
-	struct strmap_entry *e = strmap__get(p->func_ids, key, n < (int)sizeof(key) ? n : (int)sizeof(key) - 1);
+	struct strmap_entry *e = get2(p->func_ids, f->sym, f->dso);
 	Function *fn;
 
 	if (!e)
@@ -213,11 +228,12 @@ nomem:
 
 static uint64_t location_id(struct pprof_out *p, const struct out_frame *f)
 {
-	char key[600];
-	int n = snprintf(key, sizeof(key), "%llx %s", (unsigned long long)f->addr, f->dso);
-	struct strmap_entry *e = strmap__get(p->loc_ids, key, n < (int)sizeof(key) ? n : (int)sizeof(key) - 1);
+	char addr[24];
+	struct strmap_entry *e;
 	Location *l;
 
+	snprintf(addr, sizeof(addr), "%llx", (unsigned long long)f->addr);
+	e = get2(p->loc_ids, addr, f->dso);
 	if (!e)
 		goto nomem;
 	if (!e->a) {
@@ -442,7 +458,11 @@ static int pack_and_write(struct pprof_out *p, const char *out)
 	prof.string_table = (char **)p->strings.v;
 	prof.duration_nanos = p->last - p->first;
 	prof.period_type = &pt;
-	prof.period = in->freq && in->sample ? 1000000000 / in->sample : in->sample;
+	/* -F: a clock's period is 1 s / freq; other events' is not known. */
+	if (in->freq)
+		prof.period = clock && in->sample ? 1000000000 / in->sample : 0;
+	else
+		prof.period = in->sample;
 	len = perftools__profiles__profile__get_packed_size(&prof);
 	buf = malloc(len + 1);
 	if (!buf)
