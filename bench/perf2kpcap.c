@@ -120,7 +120,7 @@ static void parse_frame(struct pending *p, const char *line)
 		p->ctx = 1;
 	} else if (a == PERF_CONTEXT_USER) {
 		p->ctx = 2;
-	} else if (a >= PERF_CONTEXT_MAX || !a) {
+	} else if (a >= PERF_CONTEXT_MAX) {
 		return;
 	} else if (p->ctx == 1 && p->nr_kernel < KPROF_MAX_STACK) {
 		p->kips[p->nr_kernel++] = a;

@@ -2,9 +2,9 @@
 /*
  * capture.h - kprofcat capture files (-o FILE writes one, -i FILE reads).
  *
- * Format, version 1 (all integers little-endian, as the records are):
+ * Format, version 2 (all integers little-endian, as the records are):
  *
- *	struct kpcap_header	64 bytes: magic "KPROFCAP", version (1),
+ *	struct kpcap_header	64 bytes: magic "KPROFCAP", version (2),
  *				header_size (64), abi_version (the
  *				KPROF_ABI_VERSION the records follow), flags
  *				(0), reserved (0)
@@ -25,13 +25,14 @@
  *	RECORDS (4)	arg = CPU; kprof records exactly as read from that
  *			CPU's ring buffer (unknown types included)
  *	DSO (5)		symbol snapshot of one DSO that samples hit: path,
- *			build-id, PT_LOAD table, function symbols (see
- *			usyms.c), so the capture symbolizes the same on any
- *			machine
+ *			build-id and the raw symbols perf's choice starts
+ *			from (see dso.c), so the capture symbolizes the same
+ *			on any machine (version 1 held a PT_LOAD table and
+ *			symbols already chosen)
  *	STATS (6)	arg = CPU; struct kprof_cpu_stats at the end of the run
  *	END (7)		empty; a file without it was cut short
  *
- * A version 1 reader refuses files with another version.
+ * A reader refuses files of another version.
  */
 #ifndef KPROFCAT_CAPTURE_H
 #define KPROFCAT_CAPTURE_H
@@ -42,7 +43,7 @@
 #include "usyms.h"
 
 #define KPCAP_MAGIC	"KPROFCAP"
-#define KPCAP_VERSION	1
+#define KPCAP_VERSION	2
 
 enum kpcap_type {
 	KPCAP_META = 1,

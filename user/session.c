@@ -195,11 +195,11 @@ static void kernel_frame(struct session *s, const struct kp_record *r, uint64_t 
 }
 
 static void user_frame(struct session *s, const struct kp_record *r, uint64_t ip,
-		       int caller, struct out_frame *f)
+		       struct out_frame *f)
 {
 	struct usym u;
 
-	usyms__resolve(s->usyms, r->sample.pid, r->time, ip, caller, &u);
+	usyms__resolve(s->usyms, r->sample.pid, r->time, ip, &u);
 	f->addr = u.addr;
 	f->kernel = 0;
 	f->sym = u.name;
@@ -215,7 +215,7 @@ static unsigned int build_frames(struct session *s, const struct kp_record *r,
 
 	if (!smp->nr_kernel && !smp->nr_user) {
 		if (r->misc & KPROF_MISC_USER)
-			user_frame(s, r, smp->ip, 0, &f[n++]);
+			user_frame(s, r, smp->ip, &f[n++]);
 		else
 			kernel_frame(s, r, smp->ip, &f[n++]);
 		return n;
@@ -223,7 +223,7 @@ static unsigned int build_frames(struct session *s, const struct kp_record *r,
 	for (i = 0; i < smp->nr_kernel; i++)
 		kernel_frame(s, r, smp->ips[i], &f[n++]);
 	for (i = 0; i < smp->nr_user; i++)
-		user_frame(s, r, smp->ips[smp->nr_kernel + i], i > 0, &f[n++]);
+		user_frame(s, r, smp->ips[smp->nr_kernel + i], &f[n++]);
 	return n;
 }
 
