@@ -94,14 +94,21 @@ int capture__close(struct capture_writer *w);
 
 struct capture_reader *capture__open(const char *path);
 void capture__close_reader(struct capture_reader *r);
-/* Start over at the first section. */
+/* Start over at the first section (memory as capture__done() leaves it). */
 int capture__rewind(struct capture_reader *r);
 /*
- * Next section: 1 and TYPE/ARG/DATA/LEN (DATA valid until the next
- * call), 0 at END, -EBADMSG for a truncated or malformed file.
+ * Next section: 1 and TYPE/ARG/DATA/LEN (DATA points into the mapped
+ * file, valid until the reader is closed), 0 at END, -EBADMSG for a
+ * truncated or malformed file.
  */
 int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
 		  const void **data, size_t *len);
+/*
+ * Done, for now, with the file up to the end of DATA (a section
+ * capture__next() returned): its pages leave this process's memory (they
+ * come back from the file if read again).
+ */
+void capture__done(struct capture_reader *r, const void *data, size_t len);
 /* PEV payload to a struct pev (path points into DATA).  -EBADMSG. */
 int capture__pev(const void *data, size_t len, struct pev *e);
 /* Whether PATH starts with the capture magic. */

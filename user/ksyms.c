@@ -25,8 +25,9 @@ struct ksyms {
 	size_t len;
 	struct symtab *tab;
 	/* Per symbol of TAB: name without its "\t[module]", and DSO. */
-	char **names;
+	const char **names;
 	const char **dsos;
+	char *split;		/* where they point: TAB's names, '\t' cut */
 	int hidden;
 };
 
@@ -38,22 +39,42 @@ static int ksym_binding(char type)
 	return type >= 'A' && type <= 'Z' ? STB_GLOBAL : STB_LOCAL;
 }
 
+/* strtoull(S, END, 16) for kallsyms' fixed-width addresses, up to LIMIT. */
+static unsigned long long parse_hex(const char *s, const char *limit, const char **end)
+{
+	unsigned long long v = 0;
+
+	for (; s < limit; s++) {
+		unsigned int d = *s >= '0' && *s <= '9' ? *s - '0' :
+				 (*s | 0x20) >= 'a' && (*s | 0x20) <= 'f' ? (*s | 0x20) - 'a' + 10 : 16;
+
+		if (d > 15)
+			break;
+		v = v << 4 | d;
+	}
+	*end = s;
+	return v;
+}
+
 /* Split "name\t[module]" into the name and the DSO perf prints. */
 static int ksyms_split(struct ksyms *k)
 {
-	size_t i, nr = symtab__count(k->tab);
+	size_t i, nr = symtab__count(k->tab), len;
+	const char *base = symtab__names(k->tab, &len);
 
+	/* One copy of TAB's names, cut at the tabs. */
 	k->names = calloc(nr + 1, sizeof(*k->names));
 	k->dsos = calloc(nr + 1, sizeof(*k->dsos));
-	if (!k->names || !k->dsos)
+	k->split = malloc(len + 1);
+	if (!k->names || !k->dsos || !k->split)
 		return -ENOMEM;
+	memcpy(k->split, base, len);
 	for (i = 0; i < nr; i++) {
-		const char *n = symtab__name(k->tab, symtab__sym(k->tab, i));
-		const char *tab = strchr(n, '\t');
+		char *c = k->split + symtab__sym(k->tab, i)->name, *tab = strchr(c, '\t');
 
-		k->names[i] = tab ? strndup(n, tab - n) : strdup(n);
-		if (!k->names[i])
-			return -ENOMEM;
+		if (tab)
+			*tab = '\0';
+		k->names[i] = c;
 		k->dsos[i] = tab && tab[1] == '[' ? tab + 1 : KERNEL_DSO;
 	}
 	return 0;
@@ -82,15 +103,15 @@ struct ksyms *ksyms__new(const char *text, size_t len)
 	k->hidden = 1;
 	end = k->text + len;
 	for (p = k->text; p < end; ) {
-		const char *nl = memchr(p, '\n', end - p), *line = p;
-		char *e, name[512], type;
+		const char *nl = memchr(p, '\n', end - p), *line = p, *e;
+		char name[512], type;
 		unsigned long long addr;
 		size_t n;
 
 		if (!nl)
 			nl = end;
 		p = nl + 1;
-		addr = strtoull(line, &e, 16);
+		addr = parse_hex(line, nl, &e);
 		if (e == line || *e != ' ' || e + 3 > nl || e[2] != ' ')
 			continue;
 		type = e[1];
@@ -171,13 +192,9 @@ struct ksyms *ksyms__load(const char *path)
 
 void ksyms__free(struct ksyms *k)
 {
-	size_t i;
-
 	if (!k)
 		return;
-	if (k->names)
-		for (i = 0; i < symtab__count(k->tab); i++)
-			free(k->names[i]);
+	free(k->split);
 	free(k->names);
 	free(k->dsos);
 	symtab__free(k->tab);

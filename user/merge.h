@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * merge.h - put the records of all CPUs into timestamp order, as perf's
- * ordered_events does: records are held in a heap and released once they
- * are older than the newest time seen minus a reordering window (or when
- * the heap holds too many).  A record released after a newer one counts as
+ * ordered_events does: records are held and released, oldest first, once
+ * they are older than the newest time seen minus a reordering window (or
+ * when too many are held).  A record released after a newer one counts as
  * misordered.
  */
 #ifndef KPROFCAT_MERGE_H

@@ -663,6 +663,8 @@ int record__replay(const char *path, struct output *out, int pid,
 		ret = replay_records(s, arg, data, len);
 		if (ret)
 			goto out;
+		/* Its records are copied into the reordering window by now. */
+		capture__done(r, data, len);
 	}
 	if (ret < 0 || session__flush(s, 1))
 		goto out;

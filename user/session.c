@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "framecache.h"
 #include "merge.h"
 #include "print.h"
 #include "session.h"
@@ -21,6 +22,7 @@ struct session {
 	struct ksyms *ksyms;
 	struct usyms *usyms;
 	struct merge *merge;
+	struct framecache *fc;
 	struct decode_stats dst;
 	struct strmap *tree;	/* FILTER_TREE: pids in the tree */
 	struct strmap *seen;	/* proc_fallback: pids looked at */
@@ -47,9 +49,10 @@ struct session *session__new(const struct session_opts *o, struct ksyms *k)
 	s->ksyms = k;
 	s->usyms = usyms__new();
 	s->merge = merge__new(o->window_ns, MERGE_MAX_HELD);
+	s->fc = framecache__new();
 	s->tree = strmap__new();
 	s->seen = strmap__new();
-	if (!s->usyms || !s->merge || !s->tree || !s->seen) {
+	if (!s->usyms || !s->merge || !s->fc || !s->tree || !s->seen) {
 		session__free(s);
 		return NULL;
 	}
@@ -70,6 +73,7 @@ void session__free(struct session *s)
 	ksyms__free(s->ksyms);
 	usyms__free(s->usyms);
 	merge__free(s->merge);
+	framecache__free(s->fc);
 	strmap__free(s->tree);
 	strmap__free(s->seen);
 	free(s);
@@ -180,57 +184,66 @@ int session__record(struct session *s, unsigned int cpu, const void *rec, size_t
 	return merge__push(s->merge, r.time, cpu, rec, len);
 }
 
-static void kernel_frame(struct session *s, const struct kp_record *r, uint64_t ip,
-			 struct out_frame *f)
-{
-	f->addr = ip;
-	f->kernel = 1;
-	f->sym = NULL;
-	f->off = 0;
-	f->dso = "[kernel.kallsyms]";
-	if (!ip || (r->misc & KPROF_MISC_ADDR_HIDDEN) || !s->ksyms)
-		return;
-	if (ksyms__resolve(s->ksyms, ip, &f->sym, &f->off, &f->dso))
-		f->sym = NULL;
-}
-
-static void user_frame(struct session *s, const struct kp_record *r, uint64_t ip,
-		       struct out_frame *f)
-{
-	struct usym u;
-
-	usyms__resolve(s->usyms, r->sample.pid, r->time, ip, &u);
-	f->addr = u.addr;
-	f->kernel = 0;
-	f->sym = u.name;
-	f->off = u.off;
-	f->dso = u.dso;
-}
-
-static unsigned int build_frames(struct session *s, const struct kp_record *r,
-				 struct out_frame *f)
+/*
+ * The frames of sample R: a call chain seen before comes whole from the
+ * frame cache (*OUT points there), otherwise each frame is made in F.
+ */
+static int build_frames(struct session *s, const struct kp_record *r,
+			struct out_frame *f, const struct out_frame **out, unsigned int *nr)
 {
 	const struct kp_sample *smp = &r->sample;
-	unsigned int i, n = 0;
+	int hidden = !!(r->misc & KPROF_MISC_ADDR_HIDDEN), ret = 0, unstable = 0;
+	uint32_t gen = usyms__generation(s->usyms, smp->pid);
+	unsigned int i, n = 0, nips = smp->nr_kernel + smp->nr_user;
+	uint64_t key[2 + MAX_FRAMES];
+	const struct out_frame *cached;
 
+	framecache__trim(s->fc);
+	*out = f;
+	key[0] = smp->pid | (uint64_t)gen << 32;
+	key[1] = hidden | (r->misc & KPROF_MISC_USER ? 2 : 0) |
+		 (uint64_t)smp->nr_kernel << 16 | (uint64_t)smp->nr_user << 32;
+	if (!nips) {
+		key[2] = smp->ip;
+		nips = 1;
+	} else {
+		memcpy(key + 2, smp->ips, nips * sizeof(*key));
+	}
+	cached = framecache__stack_find(s->fc, key, 2 + nips, nr);
+	if (cached) {
+		*out = cached;
+		return 0;
+	}
 	if (!smp->nr_kernel && !smp->nr_user) {
 		if (r->misc & KPROF_MISC_USER)
-			user_frame(s, r, smp->ip, &f[n++]);
+			ret = framecache__user(s->fc, s->usyms, smp->pid, gen, r->time,
+					       smp->ip, &f[n++]);
 		else
-			kernel_frame(s, r, smp->ip, &f[n++]);
-		return n;
+			ret = framecache__kernel(s->fc, s->ksyms, smp->ip, hidden, &f[n++]);
+	} else {
+		for (i = 0; i < smp->nr_kernel && ret >= 0; i++)
+			ret = framecache__kernel(s->fc, s->ksyms, smp->ips[i], hidden, &f[n++]);
+		for (i = 0; i < smp->nr_user && ret >= 0; i++) {
+			ret = framecache__user(s->fc, s->usyms, smp->pid, gen, r->time,
+					       smp->ips[smp->nr_kernel + i], &f[n++]);
+			unstable |= ret > 0;
+		}
 	}
-	for (i = 0; i < smp->nr_kernel; i++)
-		kernel_frame(s, r, smp->ips[i], &f[n++]);
-	for (i = 0; i < smp->nr_user; i++)
-		user_frame(s, r, smp->ips[smp->nr_kernel + i], &f[n++]);
-	return n;
+	unstable |= ret > 0;
+	*nr = n;
+	if (ret < 0)
+		return ret;
+	/* Not kept: without memory for it, the frames in F do. */
+	if (!unstable && gen && (cached = framecache__stack_add(s->fc, key, 2 + nips, f, n)))
+		*out = cached;
+	return 0;
 }
 
 static int emit(void *ctx, unsigned int cpu, const void *rec, size_t len)
 {
 	struct session *s = ctx;
 	struct out_frame frames[MAX_FRAMES];
+	const struct out_frame *f = frames;
 	struct kp_record r;
 	struct decode_stats scratch;
 	unsigned int nr = 0;
@@ -251,9 +264,12 @@ static int emit(void *ctx, unsigned int cpu, const void *rec, size_t len)
 		return s->o.out ? output__event(s->o.out, &r) : 0;
 	s->samples_out++;
 	/* A capture needs the symbols of every DSO samples hit. */
-	if (s->o.cap || (s->o.out && s->o.out->needs_frames))
-		nr = build_frames(s, &r, frames);
-	return s->o.out ? output__sample(s->o.out, &r, frames, nr) : 0;
+	if ((s->o.cap || (s->o.out && s->o.out->needs_frames)) &&
+	    build_frames(s, &r, frames, &f, &nr)) {
+		p_err("out of memory");
+		return -ENOMEM;
+	}
+	return s->o.out ? output__sample(s->o.out, &r, f, nr) : 0;
 }
 
 int session__flush(struct session *s, int all)

@@ -90,7 +90,12 @@ int symtab__commit(struct symtab *t)
 
 	if (grow((void **)&t->syms, &t->cap, k, sizeof(*t->syms)))
 		return -ENOMEM;
-	qsort(t->batch, t->nbatch, sizeof(*t->batch), by_start);
+	/* kallsyms and most symbol tables come sorted already. */
+	for (j = 1; j < t->nbatch && t->batch[j - 1].start <= t->batch[j].start; j++)
+		;
+	if (j < t->nbatch)
+		qsort(t->batch, t->nbatch, sizeof(*t->batch), by_start);
+	j = t->nbatch;
 	/* Merge from the end; on equal starts the table's symbols go first. */
 	while (j) {
 		if (i && t->syms[i - 1].start > t->batch[j - 1].start)
@@ -100,6 +105,9 @@ int symtab__commit(struct symtab *t)
 	}
 	t->nr += t->nbatch;
 	t->nbatch = 0;
+	free(t->batch);
+	t->batch = NULL;
+	t->batch_cap = 0;
 	return n;
 }
 
@@ -205,6 +213,12 @@ const struct symtab_sym *symtab__find(const struct symtab *t, uint64_t addr)
 const char *symtab__name(const struct symtab *t, const struct symtab_sym *s)
 {
 	return t->names + s->name;
+}
+
+const char *symtab__names(const struct symtab *t, size_t *len)
+{
+	*len = t->names_len;
+	return t->names ? t->names : "";
 }
 
 size_t symtab__count(const struct symtab *t)

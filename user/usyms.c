@@ -35,6 +35,7 @@ struct umap {
 struct proc {
 	struct proc *next;
 	uint32_t pid;
+	uint32_t gen;		/* bumped on every change of the maps */
 	struct umap *maps;
 	size_t nr, cap;
 };
@@ -130,6 +131,7 @@ static struct proc *proc_find(struct usyms *u, uint32_t pid, int create)
 	if (!p)
 		return NULL;
 	p->pid = pid;
+	p->gen = 1;
 	p->next = u->procs[h];
 	u->procs[h] = p;
 	return p;
@@ -138,6 +140,13 @@ static struct proc *proc_find(struct usyms *u, uint32_t pid, int create)
 int usyms__has_pid(const struct usyms *u, uint32_t pid)
 {
 	return proc_find((struct usyms *)u, pid, 0) != NULL;
+}
+
+uint32_t usyms__generation(const struct usyms *u, uint32_t pid)
+{
+	const struct proc *p = proc_find((struct usyms *)u, pid, 0);
+
+	return p ? p->gen : 0;
 }
 
 static int proc_add(struct proc *p, const struct umap *m)
@@ -163,6 +172,7 @@ int usyms__apply(struct usyms *u, const struct pev *e)
 
 	if (!p)
 		return -ENOMEM;
+	p->gen++;
 	switch (e->type) {
 	case PEV_MMAP:
 		m.start = e->start;
@@ -204,16 +214,20 @@ int usyms__apply(struct usyms *u, const struct pev *e)
 	return -EINVAL;
 }
 
-static const struct umap *proc_lookup(const struct proc *p, uint64_t time, uint64_t addr)
+/* *COVERS: how many maps of P (at any time) hold ADDR. */
+static const struct umap *proc_lookup(const struct proc *p, uint64_t time, uint64_t addr,
+				      unsigned int *covers)
 {
 	const struct umap *best = NULL, *any = NULL;
 	size_t i;
 
+	*covers = 0;
 	for (i = 0; i < p->nr; i++) {
 		const struct umap *m = &p->maps[i];
 
 		if (addr < m->start || addr >= m->end)
 			continue;
+		++*covers;
 		if (m->time <= time && time < m->until) {
 			if (!best || m->time >= best->time)
 				best = m;
@@ -232,13 +246,17 @@ int usyms__resolve(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 		   struct usym *r)
 {
 	struct proc *p = proc_find(u, pid, 0);
-	const struct umap *m;
+	const struct umap *m = NULL;
+	unsigned int covers = 0;
 
 	r->name = NULL;
 	r->off = 0;
 	r->addr = addr;
 	r->dso = "[unknown]";
-	m = p ? proc_lookup(p, time, addr) : NULL;
+	if (p)
+		m = proc_lookup(p, time, addr, &covers);
+	/* One map or none: whatever the time, the answer is this one. */
+	r->stable = covers <= 1;
 	if (!m)
 		return -ENOENT;
 	r->addr = addr - m->start + m->pgoff;

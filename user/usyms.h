@@ -36,6 +36,8 @@ struct usym {
 	uint64_t off;		/* from the symbol's start */
 	uint64_t addr;		/* address perf prints: offset in the DSO */
 	const char *dso;	/* mapping's path, "[unknown]" without one */
+	/* The answer holds at any time, until usyms__generation() changes. */
+	int stable;
 };
 
 struct usyms;
@@ -49,6 +51,8 @@ void usyms__free(struct usyms *u);
 void usyms__set_demangle(struct usyms *u, int on);
 int usyms__apply(struct usyms *u, const struct pev *e);
 int usyms__has_pid(const struct usyms *u, uint32_t pid);
+/* Changes whenever PID's maps do (0 while PID has none). */
+uint32_t usyms__generation(const struct usyms *u, uint32_t pid);
 /*
  * Symbolize ADDR of process PID at TIME, as perf does (at ADDR itself,
  * return addresses included).  Always fills R; returns 0 with a symbol,
