@@ -4,32 +4,64 @@
  *
  *   framediff A B
  *
- * Both are read as streams (FIFOs are fine) and split into samples: a
- * sample starts at a line that is neither a frame ("\t...") nor blank nor a
- * comment ('#'), and holds the frame lines after it.  Sample I of A is
- * compared with sample I of B frame by frame: each position where the lines
- * differ counts, and so does each frame one of them has beyond the other's
- * last.  Sample header lines are not compared (kprofcat prints pid/tid,
- * perf script's default only the tid).  Prints
- * "samples=NA/NB frames=FA/FB differing=D" and the first few differences
- * on stderr.
+ * Both are read as streams (FIFOs are fine), a sample at a time from each,
+ * and split into samples: a sample starts at a line that is neither a frame
+ * ("\t...") nor blank nor a comment ('#'), and holds the frame lines after
+ * it.  Samples are paired by their time and CPU ("12.345678:" and
+ * "[001]" in the header; the rest of the header is not compared: kprofcat
+ * prints pid/tid, perf script's default only the tid), so a sample perf
+ * prints out of time order (perf's rounds) still meets its peer.  Within
+ * a pair each position where the frame lines differ counts, and so does
+ * each frame one has beyond the other's last; a sample without a peer
+ * counts all its frames.  Prints
+ * "samples=NA/NB frames=FA/FB differing=D reordered=R" (R: pairs at
+ * different positions) and the first few differences on stderr.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct stream {
-	FILE *f;
-	char *line;		/* the header line of the next sample, if any */
-	size_t cap;
-	int eof;
-	unsigned long long samples, frames;
-};
-
 struct sample {
+	struct sample *next;	/* in its bucket */
+	char key[64];
+	unsigned long long index;
 	char **frames;
 	size_t nr, cap;
 };
+
+struct stream {
+	FILE *f;
+	char *line;
+	size_t cap;
+	int eof, started;
+	unsigned long long samples, frames;
+	struct sample **pending;	/* not yet paired, by key */
+};
+
+#define BUCKETS	65536
+
+static unsigned long long differing, reordered, shown;
+
+static void *xalloc(size_t n)
+{
+	void *p = calloc(1, n);
+
+	if (!p) {
+		perror("framediff");
+		exit(2);
+	}
+	return p;
+}
+
+static unsigned int hash(const char *s)
+{
+	unsigned int h = 5381;
+
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h % BUCKETS;
+}
 
 static int next_line(struct stream *s)
 {
@@ -40,24 +72,40 @@ static int next_line(struct stream *s)
 	return 1;
 }
 
-/* Read the next sample's frames into SM; 0 at the end. */
-static int next_sample(struct stream *s, struct sample *sm)
+/* "time: " and "[cpu]" of a header line. */
+static void header_key(const char *line, char *key, size_t len)
 {
-	size_t i;
+	const char *cpu = strstr(line, " ["), *t = cpu ? strstr(cpu, "] ") : NULL;
+	size_t n;
 
-	for (i = 0; i < sm->nr; i++)
-		free(sm->frames[i]);
-	sm->nr = 0;
-	/* Skip to a header. */
-	while (!s->eof && (!s->line || s->line[0] == '\t' || s->line[0] == '\n' ||
-			   s->line[0] == '#'))
+	key[0] = '\0';
+	if (!cpu || !t)
+		return;
+	t += 2;
+	while (*t == ' ')
+		t++;
+	n = strcspn(t, ":");
+	snprintf(key, len, "%.*s %.*s", (int)n, t, (int)(strchr(cpu, ']') - cpu), cpu + 1);
+}
+
+static struct sample *next_sample(struct stream *s)
+{
+	struct sample *sm;
+
+	if (!s->started) {
+		next_line(s);
+		s->started = 1;
+	}
+	while (!s->eof && (s->line[0] == '\t' || s->line[0] == '\n' || s->line[0] == '#'))
 		next_line(s);
 	if (s->eof)
-		return 0;
-	s->samples++;
+		return NULL;
+	sm = xalloc(sizeof(*sm));
+	header_key(s->line, sm->key, sizeof(sm->key));
+	sm->index = s->samples++;
 	while (next_line(s) && s->line[0] == '\t') {
 		if (sm->nr == sm->cap) {
-			sm->cap = sm->cap ? sm->cap * 2 : 64;
+			sm->cap = sm->cap ? sm->cap * 2 : 32;
 			sm->frames = realloc(sm->frames, sm->cap * sizeof(*sm->frames));
 			if (!sm->frames) {
 				perror("framediff");
@@ -67,14 +115,83 @@ static int next_sample(struct stream *s, struct sample *sm)
 		sm->frames[sm->nr++] = strdup(s->line);
 		s->frames++;
 	}
-	return 1;
+	return sm;
+}
+
+static void free_sample(struct sample *sm)
+{
+	size_t i;
+
+	for (i = 0; i < sm->nr; i++)
+		free(sm->frames[i]);
+	free(sm->frames);
+	free(sm);
+}
+
+static void compare(const struct sample *a, const struct sample *b)
+{
+	size_t i, n = a->nr > b->nr ? a->nr : b->nr;
+
+	if (a->index != b->index)
+		reordered++;
+	for (i = 0; i < n; i++) {
+		const char *x = i < a->nr ? a->frames[i] : "(none)\n";
+		const char *y = i < b->nr ? b->frames[i] : "(none)\n";
+
+		if (!strcmp(x, y))
+			continue;
+		differing++;
+		if (shown++ < 5)
+			fprintf(stderr, "framediff: sample at %s, frame %zu:\n  %s  %s", a->key, i, x, y);
+	}
+}
+
+/* Pair SM (of THIS) with a pending sample of OTHER, or keep it pending. */
+static void pair(struct stream *this, struct stream *other, struct sample *sm, int this_is_a)
+{
+	struct sample **p = &other->pending[hash(sm->key)];
+
+	for (; *p; p = &(*p)->next) {
+		if (strcmp((*p)->key, sm->key))
+			continue;
+		if (this_is_a)
+			compare(sm, *p);
+		else
+			compare(*p, sm);
+		{
+			struct sample *o = *p;
+
+			*p = o->next;
+			free_sample(o);
+		}
+		free_sample(sm);
+		return;
+	}
+	sm->next = this->pending[hash(sm->key)];
+	this->pending[hash(sm->key)] = sm;
+}
+
+static unsigned long long leftover(struct stream *s)
+{
+	unsigned long long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < BUCKETS; i++)
+		while (s->pending[i]) {
+			struct sample *sm = s->pending[i];
+
+			s->pending[i] = sm->next;
+			if (shown++ < 5)
+				fprintf(stderr, "framediff: sample at %s has no peer\n", sm->key);
+			n += sm->nr ? sm->nr : 1;
+			free_sample(sm);
+		}
+	return n;
 }
 
 int main(int argc, char **argv)
 {
 	struct stream a = { 0 }, b = { 0 };
-	struct sample sa = { 0 }, sb = { 0 };
-	unsigned long long differing = 0, shown = 0;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: framediff A B\n");
@@ -86,25 +203,20 @@ int main(int argc, char **argv)
 		perror("framediff");
 		return 2;
 	}
+	a.pending = xalloc(BUCKETS * sizeof(*a.pending));
+	b.pending = xalloc(BUCKETS * sizeof(*b.pending));
 	for (;;) {
-		int ha = next_sample(&a, &sa), hb = next_sample(&b, &sb);
-		size_t i, n = sa.nr > sb.nr ? sa.nr : sb.nr;
+		struct sample *x = next_sample(&a), *y = next_sample(&b);
 
-		if (!ha && !hb)
+		if (!x && !y)
 			break;
-		for (i = 0; i < n; i++) {
-			const char *x = i < sa.nr ? sa.frames[i] : "(none)\n";
-			const char *y = i < sb.nr ? sb.frames[i] : "(none)\n";
-
-			if (!strcmp(x, y))
-				continue;
-			differing++;
-			if (shown++ < 5)
-				fprintf(stderr, "framediff: sample %llu frame %zu:\n  %s  %s",
-					ha ? a.samples : b.samples, i, x, y);
-		}
+		if (x)
+			pair(&a, &b, x, 1);
+		if (y)
+			pair(&b, &a, y, 0);
 	}
-	printf("samples=%llu/%llu frames=%llu/%llu differing=%llu\n",
-	       a.samples, b.samples, a.frames, b.frames, differing);
+	differing += leftover(&a) + leftover(&b);
+	printf("samples=%llu/%llu frames=%llu/%llu differing=%llu reordered=%llu\n",
+	       a.samples, b.samples, a.frames, b.frames, differing, reordered);
 	return 0;
 }
