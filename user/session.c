@@ -12,7 +12,7 @@
 #include "print.h"
 #include "session.h"
 #include "sideband.h"
-#include "strmap.h"
+#include "pidmap.h"
 
 #define MERGE_MAX_HELD		(1U << 20)
 #define MAX_FRAMES		(2 * KPROF_MAX_STACK + 1)
@@ -24,20 +24,12 @@ struct session {
 	struct merge *merge;
 	struct framecache *fc;
 	struct decode_stats dst;
-	struct strmap *tree;	/* FILTER_TREE: pids in the tree */
-	struct strmap *seen;	/* proc_fallback: pids looked at */
+	struct pidmap *tree;	/* FILTER_TREE: pids in the tree */
+	struct pidmap *seen;	/* proc_fallback: pid -> hash of its comm */
 	uint64_t filtered;
 	uint64_t samples_out;
 	int err;
 };
-
-static struct strmap_entry *pid_entry(struct strmap *m, uint32_t pid)
-{
-	char key[16];
-	int n = snprintf(key, sizeof(key), "%u", pid);
-
-	return strmap__get(m, key, n);
-}
 
 struct session *session__new(const struct session_opts *o, struct ksyms *k)
 {
@@ -50,8 +42,8 @@ struct session *session__new(const struct session_opts *o, struct ksyms *k)
 	s->usyms = usyms__new();
 	s->merge = merge__new(o->window_ns, MERGE_MAX_HELD);
 	s->fc = framecache__new();
-	s->tree = strmap__new();
-	s->seen = strmap__new();
+	s->tree = pidmap__new();
+	s->seen = pidmap__new();
 	if (!s->usyms || !s->merge || !s->fc || !s->tree || !s->seen) {
 		session__free(s);
 		return NULL;
@@ -59,7 +51,7 @@ struct session *session__new(const struct session_opts *o, struct ksyms *k)
 	/* Demangling is display only: captures keep the raw names. */
 	if (o->out && o->out->no_demangle)
 		usyms__set_demangle(s->usyms, 0);
-	if (o->filter == FILTER_TREE && !pid_entry(s->tree, o->pid)) {
+	if (o->filter == FILTER_TREE && !pidmap__get(s->tree, o->pid, 1)) {
 		session__free(s);
 		return NULL;
 	}
@@ -74,19 +66,14 @@ void session__free(struct session *s)
 	usyms__free(s->usyms);
 	merge__free(s->merge);
 	framecache__free(s->fc);
-	strmap__free(s->tree);
-	strmap__free(s->seen);
+	pidmap__free(s->tree);
+	pidmap__free(s->seen);
 	free(s);
 }
 
 static int in_tree(struct session *s, uint32_t pid)
 {
-	char key[16];
-	int n = snprintf(key, sizeof(key), "%u", pid);
-	struct strmap_entry *e = strmap__get(s->tree, key, n);
-
-	/* strmap__get creates: mark entries that are members with a = 1. */
-	return e && (e->a || pid == s->o.pid);
+	return pidmap__get(s->tree, pid, 0) != NULL;
 }
 
 int session__pev(void *ctx, const struct pev *e)
@@ -99,13 +86,9 @@ int session__pev(void *ctx, const struct pev *e)
 		if (ret)
 			return ret;
 	}
-	if (e->type == PEV_FORK && s->o.filter == FILTER_TREE && in_tree(s, e->ppid)) {
-		struct strmap_entry *c = pid_entry(s->tree, e->pid);
-
-		if (!c)
-			return -ENOMEM;
-		c->a = 1;
-	}
+	if (e->type == PEV_FORK && s->o.filter == FILTER_TREE && in_tree(s, e->ppid) &&
+	    !pidmap__get(s->tree, e->pid, 1))
+		return -ENOMEM;
 	return usyms__apply(s->usyms, e);
 }
 
@@ -136,7 +119,7 @@ static uint32_t proc_ppid(uint32_t pid)
  */
 static void first_sight(struct session *s, const struct kp_sample *smp)
 {
-	struct strmap_entry *e = pid_entry(s->seen, smp->pid);
+	uint64_t *e = pidmap__get(s->seen, smp->pid, 1);
 	uint64_t comm_hash = 1469598103934665603ULL;
 	uint32_t pid = smp->pid, p = pid;
 	const char *c;
@@ -145,27 +128,24 @@ static void first_sight(struct session *s, const struct kp_sample *smp)
 	for (c = smp->comm; *c; c++)
 		comm_hash = (comm_hash ^ (unsigned char)*c) * 1099511628211ULL;
 	comm_hash |= 1;		/* never 0, the value of a new entry */
-	if (!e || e->a == comm_hash || !pid)
+	if (!e || *e == comm_hash || !pid)
 		return;
-	if (e->a) {
+	if (*e) {
 		struct pev ex = { .type = PEV_EXEC, .pid = pid, .time = smp->time };
 
+		*e = comm_hash;	/* (session__pev() changes s->tree, never s->seen) */
 		session__pev(s, &ex);
 		sideband__snapshot_pid(pid, smp->time, session__pev, s);
-		e->a = comm_hash;
 		return;
 	}
-	e->a = comm_hash;
+	*e = comm_hash;
 	sideband__snapshot_pid(pid, 0, session__pev, s);
 	if (s->o.filter != FILTER_TREE)
 		return;
 	for (depth = 0; depth < 64 && p > 1; depth++) {
 		p = proc_ppid(p);
 		if (p == s->o.pid) {
-			struct strmap_entry *c = pid_entry(s->tree, pid);
-
-			if (c)
-				c->a = 1;
+			pidmap__get(s->tree, pid, 1);
 			return;
 		}
 	}
