@@ -27,12 +27,19 @@ struct capture_writer {
 	unsigned char *rec_buf;
 };
 
-/* The file is mapped: sections are read in place. */
+/*
+ * RECORDS payloads, the bulk of a capture, are read in place from the
+ * mapped file; section headers and the other payloads with pread(), so
+ * that a pass over the metadata maps none of the records in.
+ */
 struct capture_reader {
 	char *path;
+	int fd;
 	const unsigned char *map;
 	size_t size, pos;
 	size_t done;		/* bytes before it are released */
+	unsigned char *buf;	/* the last non-RECORDS payload */
+	size_t cap;
 };
 
 static void put(struct capture_writer *w, const void *p, size_t len)
@@ -169,6 +176,7 @@ struct capture_reader *capture__open(const char *path)
 
 	if (!r)
 		return NULL;
+	r->fd = -1;
 	r->path = strdup(path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
@@ -180,7 +188,7 @@ struct capture_reader *capture__open(const char *path)
 		goto fail_fd;
 	}
 	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
+	r->fd = fd;
 	fd = -1;
 	if (map == MAP_FAILED) {
 		p_err("cannot map capture file %s: %s", path, strerror(errno));
@@ -220,6 +228,9 @@ void capture__close_reader(struct capture_reader *r)
 		return;
 	if (r->map)
 		munmap((void *)r->map, r->size);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->buf);
 	free(r->path);
 	free(r);
 }
@@ -229,6 +240,9 @@ int capture__rewind(struct capture_reader *r)
 	r->pos = sizeof(struct kpcap_header);
 	/* What the pass before read is dropped too. */
 	madvise((void *)r->map, r->size, MADV_DONTNEED);
+	free(r->buf);
+	r->buf = NULL;
+	r->cap = 0;
 	r->done = 0;
 	return 0;
 }
@@ -239,9 +253,9 @@ int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
 	struct kpcap_section s;
 	size_t padded;
 
-	if (r->size - r->pos < sizeof(s))
+	if (r->size - r->pos < sizeof(s) ||
+	    pread(r->fd, &s, sizeof(s), r->pos) != (ssize_t)sizeof(s))
 		goto truncated;
-	memcpy(&s, r->map + r->pos, sizeof(s));
 	if (s.type == KPCAP_END)
 		return 0;
 	padded = (s.size + 7) & ~7ULL;
@@ -249,8 +263,22 @@ int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
 		goto truncated;
 	*type = s.type;
 	*arg = s.arg;
-	*data = r->map + r->pos + sizeof(s);
 	*len = s.size;
+	if (s.type == KPCAP_RECORDS) {
+		*data = r->map + r->pos + sizeof(s);
+	} else {
+		if (s.size + 1 > r->cap) {
+			unsigned char *b = realloc(r->buf, s.size + 1);
+
+			if (!b)
+				return -ENOMEM;
+			r->buf = b;
+			r->cap = s.size + 1;
+		}
+		if (pread(r->fd, r->buf, s.size, r->pos + sizeof(s)) != (ssize_t)s.size)
+			goto truncated;
+		*data = r->buf;
+	}
 	r->pos += sizeof(s) + padded;
 	return 1;
 truncated:

@@ -97,9 +97,10 @@ void capture__close_reader(struct capture_reader *r);
 /* Start over at the first section (memory as capture__done() leaves it). */
 int capture__rewind(struct capture_reader *r);
 /*
- * Next section: 1 and TYPE/ARG/DATA/LEN (DATA points into the mapped
- * file, valid until the reader is closed), 0 at END, -EBADMSG for a
- * truncated or malformed file.
+ * Next section: 1 and TYPE/ARG/DATA/LEN, 0 at END, -EBADMSG for a
+ * truncated or malformed file.  A RECORDS section's DATA points into the
+ * mapped file, valid until the reader is closed; any other's is a copy,
+ * valid until the next call.
  */
 int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
 		  const void **data, size_t *len);

@@ -13,6 +13,7 @@
 #define KERNEL_PID	0xffffffffU	/* key of kernel frames */
 #define HIDDEN_PID	0xfffffffeU	/* kernel frames not to look up */
 #define CHUNK		(1U << 20)
+#define SEEN_SLOTS	(1U << 16)	/* hashes of chains seen once */
 
 struct entry {
 	uint64_t addr;
@@ -46,6 +47,7 @@ struct framecache {
 	uint32_t stacks_cap, nr_stacks;
 	struct chunk *stack_chunks;
 	size_t stack_bytes;
+	uint64_t *seen;			/* [SEEN_SLOTS], by hash */
 	struct symkey *keys;
 	uint32_t keys_cap, nr_ids;
 	struct chunk *chunks;
@@ -70,7 +72,8 @@ struct framecache *framecache__new(void)
 	c->tab = calloc(c->cap, sizeof(*c->tab));
 	c->keys_cap = 1024;
 	c->keys = calloc(c->keys_cap, sizeof(*c->keys));
-	if (!c->tab || !c->keys) {
+	c->seen = calloc(SEEN_SLOTS, sizeof(*c->seen));
+	if (!c->tab || !c->keys || !c->seen) {
 		framecache__free(c);
 		return NULL;
 	}
@@ -100,6 +103,7 @@ void framecache__free(struct framecache *c)
 	free_chunks(c);
 	free_list(&c->stack_chunks, &c->stack_bytes);
 	free(c->stacks);
+	free(c->seen);
 	free(c->tab);
 	free(c->keys);
 	free(c);
@@ -294,6 +298,13 @@ const struct out_frame *framecache__stack_add(struct framecache *c, const uint64
 	uint32_t j;
 	char *p;
 
+	uint64_t h = hash_key(key, nkey);
+
+	/* The first sighting only leaves its hash (a slot may be shared: then later). */
+	if (c->seen[h & (SEEN_SLOTS - 1)] != h) {
+		c->seen[h & (SEEN_SLOTS - 1)] = h;
+		return NULL;
+	}
 	if ((c->nr_stacks + 1) * 2 > c->stacks_cap && stacks_grow(c))
 		return NULL;
 	for (i = 0; i < nr; i++)
@@ -302,7 +313,7 @@ const struct out_frame *framecache__stack_add(struct framecache *c, const uint64
 	st = (struct stack *)chunk_alloc(&c->stack_chunks, &c->stack_bytes, size);
 	if (!st)
 		return NULL;
-	st->hash = hash_key(key, nkey);
+	st->hash = h;
 	st->nkey = nkey;
 	st->nr = nr;
 	memcpy(st->key, key, nkey * sizeof(*key));

@@ -7,8 +7,10 @@
  * sample's time (usym.stable); a kernel frame per address.  Each entry
  * holds the symbolized frame, its perf-script line, and the id of its
  * (symbol, DSO) pair, so outputs can count per symbol without hashing
- * names.  Memory is bounded: past FRAMECACHE_MAX_BYTES of lines,
- * framecache__trim() starts over (ids stay).
+ * names.  Memory is bounded: past FRAMECACHE_MAX_BYTES of lines, or of
+ * call chains, framecache__trim() starts that part over (ids stay); a call
+ * chain is kept from its second sighting on, so chains seen once do not
+ * push out the ones that repeat.
  */
 #ifndef KPROFCAT_FRAMECACHE_H
 #define KPROFCAT_FRAMECACHE_H
@@ -19,7 +21,7 @@
 #include "output.h"
 #include "usyms.h"
 
-#define FRAMECACHE_MAX_BYTES	(64U << 20)
+#define FRAMECACHE_MAX_BYTES	(8U << 20)
 
 struct framecache;
 
@@ -44,7 +46,7 @@ void framecache__trim(struct framecache *c);
  */
 const struct out_frame *framecache__stack_find(struct framecache *c, const uint64_t *key,
 					       unsigned int nkey, unsigned int *nr);
-/* Keep a copy of F[NR] for KEY; returns it, or NULL (not kept: no memory). */
+/* Keep a copy of F[NR] for KEY; returns it, or NULL (not kept: first sighting, no memory). */
 const struct out_frame *framecache__stack_add(struct framecache *c, const uint64_t *key,
 					      unsigned int nkey, const struct out_frame *f,
 					      unsigned int nr);

@@ -24,10 +24,8 @@ struct ksyms {
 	char *text;
 	size_t len;
 	struct symtab *tab;
-	/* Per symbol of TAB: name without its "\t[module]", and DSO. */
-	const char **names;
+	/* Per symbol of TAB (its name cut before "\t[module]"): the DSO. */
 	const char **dsos;
-	char *split;		/* where they point: TAB's names, '\t' cut */
 	int hidden;
 };
 
@@ -59,24 +57,17 @@ static unsigned long long parse_hex(const char *s, const char *limit, const char
 /* Split "name\t[module]" into the name and the DSO perf prints. */
 static int ksyms_split(struct ksyms *k)
 {
-	size_t i, nr = symtab__count(k->tab), len;
-	const char *base = symtab__names(k->tab, &len);
+	size_t i, nr = symtab__count(k->tab);
 
-	/* One copy of TAB's names, cut at the tabs. */
-	k->names = calloc(nr + 1, sizeof(*k->names));
 	k->dsos = calloc(nr + 1, sizeof(*k->dsos));
-	k->split = malloc(len + 1);
-	if (!k->names || !k->dsos || !k->split)
+	if (!k->dsos)
 		return -ENOMEM;
-	memcpy(k->split, base, len);
 	for (i = 0; i < nr; i++) {
-		char *c = k->split + symtab__sym(k->tab, i)->name, *tab = strchr(c, '\t');
+		const char *tab = strchr(symtab__name(k->tab, symtab__sym(k->tab, i)), '\t');
 
-		if (tab)
-			*tab = '\0';
-		k->names[i] = c;
 		k->dsos[i] = tab && tab[1] == '[' ? tab + 1 : KERNEL_DSO;
 	}
+	symtab__cut_names(k->tab, '\t');
 	return 0;
 }
 
@@ -194,8 +185,6 @@ void ksyms__free(struct ksyms *k)
 {
 	if (!k)
 		return;
-	free(k->split);
-	free(k->names);
 	free(k->dsos);
 	symtab__free(k->tab);
 	free(k->text);
@@ -216,7 +205,7 @@ int ksyms__resolve(const struct ksyms *k, uint64_t addr, const char **name,
 		return -ENOENT;
 	i = s - symtab__sym(k->tab, 0);
 	*dso = k->dsos[i];
-	*name = k->names[i];
+	*name = symtab__name(k->tab, s);
 	*off = addr - s->start;
 	return 0;
 }

@@ -215,10 +215,16 @@ const char *symtab__name(const struct symtab *t, const struct symtab_sym *s)
 	return t->names + s->name;
 }
 
-const char *symtab__names(const struct symtab *t, size_t *len)
+void symtab__cut_names(struct symtab *t, char c)
 {
-	*len = t->names_len;
-	return t->names ? t->names : "";
+	size_t i;
+
+	for (i = 0; i < t->nr; i++) {
+		char *p = strchr(t->names + t->syms[i].name, c);
+
+		if (p)
+			*p = '\0';
+	}
 }
 
 size_t symtab__count(const struct symtab *t)

@@ -48,8 +48,8 @@ void symtab__fixup_end(struct symtab *t, int kallsyms);
 void symtab__fixup_duplicate(struct symtab *t);
 const struct symtab_sym *symtab__find(const struct symtab *t, uint64_t addr);
 const char *symtab__name(const struct symtab *t, const struct symtab_sym *s);
-/* Every name added, back to back (symtab_sym.name are offsets in it). */
-const char *symtab__names(const struct symtab *t, size_t *len);
+/* Once the fixups are done: cut every name at its first C (if any). */
+void symtab__cut_names(struct symtab *t, char c);
 size_t symtab__count(const struct symtab *t);
 const struct symtab_sym *symtab__sym(const struct symtab *t, size_t i);
 
