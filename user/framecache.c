@@ -230,14 +230,19 @@ void framecache__trim(struct framecache *c)
 	free_chunks(c);
 }
 
+/* Two lanes (even and odd words): half the multiply chain's latency. */
 static uint64_t hash_key(const uint64_t *key, unsigned int n)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL;
+	uint64_t a = 0x9e3779b97f4a7c15ULL, b = 0xc2b2ae3d27d4eb4fULL;
 	unsigned int i;
 
-	for (i = 0; i < n; i++)
-		h = (h ^ key[i]) * 0xff51afd7ed558ccdULL;
-	return mix(h);
+	for (i = 0; i + 1 < n; i += 2) {
+		a = (a ^ key[i]) * 0xff51afd7ed558ccdULL;
+		b = (b ^ key[i + 1]) * 0xc4ceb9fe1a85ec53ULL;
+	}
+	if (i < n)
+		a = (a ^ key[i]) * 0xff51afd7ed558ccdULL;
+	return mix(a ^ (b >> 1) ^ n);
 }
 
 static struct out_frame *stack_frames(struct stack *st)

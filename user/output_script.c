@@ -36,6 +36,14 @@
  * the line the frame cache formatted once (out_frame.line).
  */
 #define BUF_SIZE	(1U << 20)
+#define PREFIXES	64
+
+/* "comm pid/tid [cpu] " of a recent sample, by CPU: threads repeat. */
+struct prefix {
+	uint32_t pid, tid, cpu, len;
+	char comm[KPROF_COMM_LEN];
+	char text[KPROF_COMM_LEN + 48];
+};
 
 struct script {
 	struct output o;
@@ -45,6 +53,7 @@ struct script {
 	int err;
 	char *buf;
 	size_t len, cap;
+	struct prefix prefixes[PREFIXES];
 };
 
 static int script_flush(struct script *s)
@@ -108,6 +117,37 @@ static void fmt_time(char *buf, size_t len, uint64_t ns)
 		 (unsigned long long)(ns % 1000000000ULL / 1000));
 }
 
+/* "%s %5u/%-5u [%03u] " of SMP, from the cache when the thread repeats. */
+static char *sample_prefix(struct script *s, char *p, const struct kp_sample *smp)
+{
+	struct prefix *x = &s->prefixes[smp->cpu % PREFIXES];
+	char *q;
+
+	if (x->len && x->tid == smp->tid && x->pid == smp->pid && x->cpu == smp->cpu &&
+	    !memcmp(x->comm, smp->comm, sizeof(x->comm)))
+		return fmt_str(p, x->text, x->len);
+	q = x->text;
+	if (smp->comm[0]) {
+		q = fmt_str(q, smp->comm, strlen(smp->comm));
+	} else {
+		*q++ = ':';
+		q = fmt_u(q, smp->tid);
+	}
+	*q++ = ' ';
+	q = fmt_u_pad(q, smp->pid, 5);
+	*q++ = '/';
+	q = fmt_u_left(q, smp->tid, 5);
+	q = fmt_str(q, " [", 2);
+	q = fmt_u_zpad(q, smp->cpu, 3);
+	q = fmt_str(q, "] ", 2);
+	x->len = q - x->text;
+	x->pid = smp->pid;
+	x->tid = smp->tid;
+	x->cpu = smp->cpu;
+	memcpy(x->comm, smp->comm, sizeof(x->comm));
+	return fmt_str(p, x->text, x->len);
+}
+
 /* "%s %5u/%-5u [%03u] %12s: %10llu %s: \n", the time "%llu.%06llu". */
 static char *sample_header(struct script *s, char *p, const struct kp_sample *smp)
 {
@@ -115,19 +155,7 @@ static char *sample_header(struct script *s, char *p, const struct kp_sample *sm
 	char t[32], *e;
 	size_t n;
 
-	if (smp->comm[0]) {
-		p = fmt_str(p, smp->comm, strlen(smp->comm));
-	} else {
-		*p++ = ':';
-		p = fmt_u(p, smp->tid);
-	}
-	*p++ = ' ';
-	p = fmt_u_pad(p, smp->pid, 5);
-	*p++ = '/';
-	p = fmt_u_left(p, smp->tid, 5);
-	p = fmt_str(p, " [", 2);
-	p = fmt_u_zpad(p, smp->cpu, 3);
-	p = fmt_str(p, "] ", 2);
+	p = sample_prefix(s, p, smp);
 	e = fmt_u(t, us / 1000000);
 	*e++ = '.';
 	e = fmt_u_zpad(e, us % 1000000, 6);
