@@ -109,11 +109,6 @@ void framecache__free(struct framecache *c)
 	free(c);
 }
 
-uint32_t framecache__nr_ids(const struct framecache *c)
-{
-	return c->nr_ids;
-}
-
 static char *chunk_alloc(struct chunk **list, size_t *bytes, size_t len)
 {
 	struct chunk *ch = *list;
@@ -412,9 +407,10 @@ int framecache__user(struct framecache *c, struct usyms *u, uint32_t pid, uint32
 	if (make_line(c, f))
 		return -ENOMEM;
 	/* Time-dependent answers (several maps over ADDR) are not kept. */
-	if (!stable || !gen)
+	if (!stable)
 		return 1;
-	if (!e)
+	/* (Generation 0, a pid without maps, marks free slots: not kept either.) */
+	if (!e || !gen)
 		return 0;
 	if (!found)
 		c->nr++;

@@ -50,7 +50,5 @@ const struct out_frame *framecache__stack_find(struct framecache *c, const uint6
 const struct out_frame *framecache__stack_add(struct framecache *c, const uint64_t *key,
 					      unsigned int nkey, const struct out_frame *f,
 					      unsigned int nr);
-/* Number of (symbol, DSO) ids handed out so far: ids are below it. */
-uint32_t framecache__nr_ids(const struct framecache *c);
 
 #endif

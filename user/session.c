@@ -214,7 +214,7 @@ static int build_frames(struct session *s, const struct kp_record *r,
 	if (ret < 0)
 		return ret;
 	/* Not kept: without memory for it, the frames in F do. */
-	if (!unstable && gen && (cached = framecache__stack_add(s->fc, key, 2 + nips, f, n)))
+	if (!unstable && (cached = framecache__stack_add(s->fc, key, 2 + nips, f, n)))
 		*out = cached;
 	return 0;
 }
