@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/kprof.h>
+
 #include "merge.h"
 
 struct item {			/* in a FIFO, followed by the record */
@@ -172,6 +174,8 @@ static int fifo_reserve(struct fifo *f, size_t n)
 
 static struct fifo *fifo_of(struct merge *m, unsigned int cpu)
 {
+	if (cpu >= KPROF_MAX_CPUS)
+		return NULL;
 	if (cpu >= m->nr_fifos) {
 		unsigned int n = cpu + 1;
 		struct fifo *f = realloc(m->fifos, n * sizeof(*f));
@@ -192,7 +196,7 @@ int merge__push(struct merge *m, uint64_t time, unsigned int cpu,
 	struct fifo *f = fifo_of(m, cpu);
 	int ret;
 
-	if (!f || len > UINT32_MAX)
+	if (!f)
 		return -ENOMEM;
 	if (f->nr && time < f->last_time) {
 		ret = heap_push(m, &it, rec);
