@@ -37,9 +37,11 @@ struct capture_reader {
 	int fd;
 	const unsigned char *map;
 	size_t size, pos;
+	size_t start;		/* of the first section */
 	size_t done;		/* bytes before it are released */
 	unsigned char *buf;	/* the last non-RECORDS payload */
 	size_t cap;
+	char writer[17];
 };
 
 static void put(struct capture_writer *w, const void *p, size_t len)
@@ -70,6 +72,7 @@ struct capture_writer *capture__create(const char *path)
 		return NULL;
 	}
 	memcpy(h.magic, KPCAP_MAGIC, sizeof(h.magic));
+	strncpy(h.writer, KPROF_VERSION, sizeof(h.writer));
 	put(w, &h, sizeof(h));
 	return w;
 }
@@ -212,7 +215,13 @@ struct capture_reader *capture__open(const char *path)
 		      path, h.abi_version, KPROF_ABI_VERSION);
 		goto fail;
 	}
-	r->pos = sizeof(h);
+	if (h.header_size > r->size) {
+		p_err("capture file %s is truncated or corrupt (header of %u bytes)", path,
+		      h.header_size);
+		goto fail;
+	}
+	r->start = r->pos = h.header_size;
+	memcpy(r->writer, h.writer, sizeof(h.writer));
 	return r;
 fail_fd:
 	if (fd >= 0)
@@ -235,9 +244,14 @@ void capture__close_reader(struct capture_reader *r)
 	free(r);
 }
 
+const char *capture__writer_version(const struct capture_reader *r)
+{
+	return r->writer;
+}
+
 int capture__rewind(struct capture_reader *r)
 {
-	r->pos = sizeof(struct kpcap_header);
+	r->pos = r->start;
 	/* What the pass before read is dropped too. */
 	madvise((void *)r->map, r->size, MADV_DONTNEED);
 	free(r->buf);

@@ -9,8 +9,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -676,23 +676,73 @@ const char *dso__blob_path(const void *blob, size_t len)
 	return p + sizeof(b);
 }
 
-int dso__load_blob(struct dso *d, const void *blob, size_t len)
+/* Check BLOB's layout: 0 and its header in *B, or -EBADMSG. */
+static int blob_check(const void *blob, size_t len, struct dso_blob *b)
 {
 	const unsigned char *p = blob;
-	struct dso_blob b;
 	size_t pos, need;
 	uint32_t i;
 
 	if (!dso__blob_path(blob, len))
 		return -EBADMSG;
-	memcpy(&b, p, sizeof(b));
-	if ((b.state != DSO_LOADED && b.state != DSO_FAILED) ||
-	    b.bid_len > DSO_BUILD_ID_MAX || b.nraw > (1U << 24) || b.names_len > (1U << 28))
+	memcpy(b, p, sizeof(*b));
+	if ((b->state != DSO_LOADED && b->state != DSO_FAILED) ||
+	    b->bid_len > DSO_BUILD_ID_MAX || b->nraw > (1U << 24) || b->names_len > (1U << 28))
+		return -EBADMSG;
+	pos = sizeof(*b) + PAD8(b->path_len);
+	need = pos + (size_t)b->nraw * sizeof(struct rawsym) + b->names_len;
+	if (len < need || (b->names_len && p[need - 1] != '\0'))
+		return -EBADMSG;
+	for (i = 0; i < b->nraw; i++) {
+		struct rawsym r;
+
+		memcpy(&r, p + pos + (size_t)i * sizeof(r), sizeof(r));
+		if (r.name >= b->names_len || r.batch >= NR_BATCHES)
+			return -EBADMSG;
+	}
+	return 0;
+}
+
+int dso__blob_view(const void *blob, size_t len, struct dso_blob_view *v)
+{
+	const unsigned char *p = blob;
+	struct dso_blob b;
+	size_t pos;
+
+	if (blob_check(blob, len, &b))
 		return -EBADMSG;
 	pos = sizeof(b) + PAD8(b.path_len);
-	need = pos + (size_t)b.nraw * sizeof(struct rawsym) + b.names_len;
-	if (len < need || (b.names_len && p[need - 1] != '\0'))
+	v->path = (const char *)p + sizeof(b);
+	v->build_id = p + offsetof(struct dso_blob, bid);
+	v->build_id_len = b.bid_len;
+	v->loaded = b.state == DSO_LOADED;
+	v->nr = b.nraw;
+	v->syms = p + pos;
+	v->names = (const char *)p + pos + (size_t)b.nraw * sizeof(struct rawsym);
+	return 0;
+}
+
+void dso__blob_sym(const struct dso_blob_view *v, uint32_t i, struct dso_blob_sym *s)
+{
+	struct rawsym r;
+
+	memcpy(&r, (const unsigned char *)v->syms + (size_t)i * sizeof(r), sizeof(r));
+	s->start = r.start;
+	s->size = r.size;
+	s->name = v->names + r.name;
+	s->binding = r.binding;
+	s->plt = r.batch == BATCH_PLT;
+}
+
+int dso__load_blob(struct dso *d, const void *blob, size_t len)
+{
+	const unsigned char *p = blob;
+	struct dso_blob b;
+	size_t pos;
+
+	if (blob_check(blob, len, &b))
 		return -EBADMSG;
+	pos = sizeof(b) + PAD8(b.path_len);
 	dso_clear(d);
 	d->state = DSO_FAILED;
 	d->bid_len = b.bid_len;
@@ -705,9 +755,6 @@ int dso__load_blob(struct dso *d, const void *blob, size_t len)
 	memcpy(d->names, p + pos + (size_t)b.nraw * sizeof(struct rawsym), b.names_len);
 	d->nraw = d->raw_cap = b.nraw;
 	d->names_len = d->names_cap = b.names_len;
-	for (i = 0; i < b.nraw; i++)
-		if (d->raw[i].name >= b.names_len || d->raw[i].batch >= NR_BATCHES)
-			return -EBADMSG;
 	d->state = b.state;
 	return 0;
 }

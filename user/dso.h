@@ -54,4 +54,31 @@ int dso__save(const struct dso *d, int (*write)(void *ctx, const void *blob, siz
 const char *dso__blob_path(const void *blob, size_t len);
 int dso__load_blob(struct dso *d, const void *blob, size_t len);
 
+/*
+ * A snapshot read in place, for tools that re-export its symbols (kprofcat
+ * convert's --symfs files): dso__blob_view() checks BLOB (-EBADMSG) and
+ * fills V, pointing into it; dso__blob_sym() gives raw symbol I < V->nr,
+ * in perf's insertion order.
+ */
+struct dso_blob_view {
+	const char *path;
+	const unsigned char *build_id;
+	uint32_t build_id_len;
+	int loaded;		/* 0: the DSO could not be read where recorded */
+	uint32_t nr;
+	const void *syms;
+	const char *names;
+};
+
+struct dso_blob_sym {
+	uint64_t start;		/* file offset */
+	uint64_t size;
+	const char *name;	/* as in the ELF file (not demangled) */
+	int binding;		/* STB_* */
+	int plt;		/* a "NAME@plt" entry perf synthesizes */
+};
+
+int dso__blob_view(const void *blob, size_t len, struct dso_blob_view *v);
+void dso__blob_sym(const struct dso_blob_view *v, uint32_t i, struct dso_blob_sym *s);
+
 #endif
