@@ -49,7 +49,7 @@ int convert_perf__write(const struct convert_input *in, const char *out, int pid
 int convert_pprof__write(const struct convert_input *in, const char *out, int pid);
 
 /*
- * DIR/<path>: an ELF file with the symbols, PT_LOAD layout and build-id of
+ * DIR/<path>: an ELF file with the symbols (at file offsets) and build-id of
  * each DSO section of CAPTURE, for perf --symfs DIR.  -errno after a message.
  */
 int convert_symfs__write(const char *capture, const char *dir);

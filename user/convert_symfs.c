@@ -6,24 +6,20 @@
  * elsewhere (another machine, a guest, a program deleted since) as
  * kprofcat -i does.
  *
- * Each file: an ELF64 ET_EXEC header without program headers; per PT_LOAD
- * segment of the DSO a SHT_NOBITS ".text" section at its vaddr and file
- * offset (perf turns ET_EXEC symbol addresses into file offsets with
- * sh_addr - sh_offset, which is the offset -> vaddr mapping kprofcat uses,
- * for every e_type the original had); a .note.gnu.build-id with the DSO's
+ * Each file: an ELF64 ET_EXEC header without program headers; one
+ * SHT_NOBITS ".text" section at address 0 and file offset 0 over all the
+ * symbols (perf turns ET_EXEC symbol addresses into file offsets with
+ * sh_addr - sh_offset, here 0: the snapshot's symbols are file offsets
+ * already, as perf adjusts them); a .note.gnu.build-id with the DSO's
  * build-id, which perf checks against the MMAP2's; .symtab/.strtab with
- * the function symbols (locals first, as ELF wants).  No code bytes:
- * perf annotate needs the real file.
+ * the snapshot's raw symbols in its order (locals first, as ELF wants:
+ * perf's choice among aliases only compares symbols of one binding by
+ * order), NAME@plt entries as named symbols.  No code bytes: perf
+ * annotate needs the real file.
  *
- * The DSO section's layout is usyms.c's blob (capture.h, section DSO):
- *	struct { u32 state, path_len, bid_len, nph, nsyms, strtab_len;
- *		 u8 bid[24]; }
- *	path (path_len bytes with its NUL), padded to 8
- *	nph x { u64 offset, vaddr, filesz }
- *	nsyms x { u64 addr, size; u32 name, rank }	rank 0 global, 1 weak, 2 local
- *	strtab_len bytes of names
- * Paths must be absolute without ".." components: a capture cannot make
- * kprofcat write outside DIR.
+ * The DSO section is read through dso__blob_view() (dso.h).  Paths must
+ * be absolute without ".." components: a capture cannot make kprofcat
+ * write outside DIR.
  */
 #include <elf.h>
 #include <errno.h>
@@ -36,63 +32,62 @@
 
 #include "capture.h"
 #include "convert.h"
+#include "dso.h"
 #include "print.h"
 
-#define BLOB_LOADED	1	/* usyms.c's DSO_LOADED */
 #define PAD8(x)		(((x) + 7) & ~(size_t)7)
 #define PAD4(x)		(((x) + 3) & ~(size_t)3)
 
-struct blob_hdr {
-	uint32_t state, path_len, bid_len, nph, nsyms, strtab_len;
-	unsigned char bid[24];
-};
-
-struct blob_phdr {
-	uint64_t offset, vaddr, filesz;
-};
-
-struct blob_sym {
-	uint64_t addr, size;
-	uint32_t name, rank;
-};
-
 struct dso_view {
-	struct blob_hdr h;
-	const char *path;
-	const struct blob_phdr *ph;
-	const struct blob_sym *syms;
-	const char *strtab;
+	struct dso_blob_view b;
+	char *strtab;		/* NUL, then every name (plt ones with "@plt") */
+	size_t strtab_len;
+	uint32_t *name;		/* per symbol, its offset in strtab */
+	uint64_t end;		/* past the last symbol */
 };
+
+static void view_free(struct dso_view *v)
+{
+	free(v->strtab);
+	free(v->name);
+}
 
 /* Parse and check a DSO section; 1 when it has nothing perf could use. */
 static int parse_blob(const unsigned char *p, size_t len, struct dso_view *v)
 {
-	size_t pos, need;
 	uint32_t i;
+	size_t n;
 
-	if (len < sizeof(v->h))
+	memset(v, 0, sizeof(*v));
+	if (dso__blob_view(p, len, &v->b))
 		return -EBADMSG;
-	memcpy(&v->h, p, sizeof(v->h));
-	if (!v->h.path_len || v->h.path_len > 4096 || v->h.bid_len > 20 ||
-	    v->h.nph > 1024 || v->h.nsyms > (1U << 24) || v->h.strtab_len > (1U << 28))
-		return -EBADMSG;
-	need = sizeof(v->h) + PAD8(v->h.path_len) + (size_t)v->h.nph * sizeof(*v->ph) +
-	       (size_t)v->h.nsyms * sizeof(*v->syms) + v->h.strtab_len;
-	if (len < need || p[sizeof(v->h) + v->h.path_len - 1])
-		return -EBADMSG;
-	v->path = (const char *)p + sizeof(v->h);
-	pos = sizeof(v->h) + PAD8(v->h.path_len);
-	v->ph = (const void *)(p + pos);
-	pos += v->h.nph * sizeof(*v->ph);
-	v->syms = (const void *)(p + pos);
-	pos += v->h.nsyms * sizeof(*v->syms);
-	v->strtab = (const char *)p + pos;
-	if (v->h.strtab_len && v->strtab[v->h.strtab_len - 1])
-		return -EBADMSG;
-	for (i = 0; i < v->h.nsyms; i++)
-		if (v->syms[i].name >= v->h.strtab_len)
-			return -EBADMSG;
-	return v->h.state != BLOB_LOADED || !v->h.nsyms || !v->h.nph;
+	if (!v->b.loaded || !v->b.nr)
+		return 1;
+	for (i = 0, n = 1; i < v->b.nr; i++) {
+		struct dso_blob_sym s;
+
+		dso__blob_sym(&v->b, i, &s);
+		n += strlen(s.name) + 5;
+	}
+	v->strtab = malloc(n);
+	v->name = malloc(v->b.nr * sizeof(*v->name));
+	if (!v->strtab || !v->name) {
+		view_free(v);
+		return -ENOMEM;
+	}
+	v->strtab[0] = '\0';
+	v->strtab_len = 1;
+	for (i = 0; i < v->b.nr; i++) {
+		struct dso_blob_sym s;
+
+		dso__blob_sym(&v->b, i, &s);
+		v->name[i] = v->strtab_len;
+		v->strtab_len += sprintf(v->strtab + v->strtab_len, "%s%s", s.name,
+					 s.plt ? "@plt" : "") + 1;
+		if (s.start + s.size > v->end)
+			v->end = s.start + s.size;
+	}
+	return 0;
 }
 
 static int safe_path(const char *path)
@@ -130,27 +125,16 @@ static int make_dirs(char *file)
 	return 0;
 }
 
-static uint16_t section_of(const struct dso_view *v, uint64_t addr)
-{
-	uint32_t i;
-
-	for (i = 0; i < v->h.nph; i++)
-		if (addr >= v->ph[i].vaddr && addr < v->ph[i].vaddr + v->ph[i].filesz)
-			return 1 + i;
-	return 1;
-}
-
 /* The ELF image of V in a malloc'd buffer. */
 static unsigned char *build_elf(const struct dso_view *v, size_t *out_len)
 {
 	static const char shstr[] = "\0.text\0.note.gnu.build-id\0.symtab\0.strtab\0.shstrtab";
 	enum { N_TEXT = 1, N_NOTE = 7, N_SYMTAB = 26, N_STRTAB = 34, N_SHSTRTAB = 42 };
-	uint32_t nsh = v->h.nph + 5, i, k, nlocal = 0;
-	size_t note_len = sizeof(Elf64_Nhdr) + 4 + PAD4(v->h.bid_len);
-	size_t sym_len = (v->h.nsyms + 1) * sizeof(Elf64_Sym);
+	uint32_t nsh = 6, i, k, nlocal = 0;
+	size_t note_len = sizeof(Elf64_Nhdr) + 4 + PAD4(v->b.build_id_len);
+	size_t sym_len = (v->b.nr + 1) * sizeof(Elf64_Sym);
 	size_t off_note = sizeof(Elf64_Ehdr), off_sym = PAD8(off_note + note_len);
-	/* .strtab is a NUL (st_name 0 is "no name") then the capture's names. */
-	size_t off_str = off_sym + sym_len, off_shstr = off_str + 1 + v->h.strtab_len;
+	size_t off_str = off_sym + sym_len, off_shstr = off_str + v->strtab_len;
 	size_t off_sh = PAD8(off_shstr + sizeof(shstr)), len = off_sh + nsh * sizeof(Elf64_Shdr);
 	unsigned char *b = calloc(1, len);
 	Elf64_Ehdr *eh = (Elf64_Ehdr *)b;
@@ -175,50 +159,43 @@ static unsigned char *build_elf(const struct dso_view *v, size_t *out_len)
 	eh->e_shstrndx = nsh - 1;
 
 	nh->n_namesz = 4;
-	nh->n_descsz = v->h.bid_len;
+	nh->n_descsz = v->b.build_id_len;
 	nh->n_type = NT_GNU_BUILD_ID;
 	memcpy(nh + 1, "GNU", 4);
-	memcpy((unsigned char *)(nh + 1) + 4, v->h.bid, v->h.bid_len);
+	memcpy((unsigned char *)(nh + 1) + 4, v->b.build_id, v->b.build_id_len);
 
-	/* Locals first (pass 0), then globals and weaks. */
+	/* Locals first (pass 0), then globals and weaks, each in the snapshot's order. */
 	for (pass = 0, k = 1; pass < 2; pass++) {
-		for (i = 0; i < v->h.nsyms; i++) {
-			const struct blob_sym *s = &v->syms[i];
-			int bind = s->rank == 0 ? STB_GLOBAL : s->rank == 1 ? STB_WEAK : STB_LOCAL;
+		for (i = 0; i < v->b.nr; i++) {
+			struct dso_blob_sym s;
 
-			if ((bind == STB_LOCAL) != !pass)
+			dso__blob_sym(&v->b, i, &s);
+			if ((s.binding == STB_LOCAL) != !pass)
 				continue;
-			sym[k].st_name = 1 + s->name;
-			sym[k].st_info = ELF64_ST_INFO(bind, STT_FUNC);
-			sym[k].st_shndx = section_of(v, s->addr);
-			sym[k].st_value = s->addr;
-			sym[k].st_size = s->size;
+			sym[k].st_name = v->name[i];
+			sym[k].st_info = ELF64_ST_INFO(s.binding, STT_FUNC);
+			sym[k].st_shndx = 1;
+			sym[k].st_value = s.start;
+			sym[k].st_size = s.size;
 			k++;
 		}
 		if (!pass)
 			nlocal = k;
 	}
-	memcpy(b + off_str + 1, v->strtab, v->h.strtab_len);
+	memcpy(b + off_str, v->strtab, v->strtab_len);
 	memcpy(b + off_shstr, shstr, sizeof(shstr));
 
-	for (i = 0; i < v->h.nph; i++) {
-		sh[1 + i].sh_name = N_TEXT;
-		sh[1 + i].sh_type = SHT_NOBITS;
-		sh[1 + i].sh_flags = SHF_ALLOC | SHF_EXECINSTR;
-		sh[1 + i].sh_addr = v->ph[i].vaddr;
-		sh[1 + i].sh_offset = v->ph[i].offset;
-		sh[1 + i].sh_size = v->ph[i].filesz;
-		sh[1 + i].sh_addralign = 1;
-	}
-	sh = sh + 1 + v->h.nph;
-	sh[0] = (Elf64_Shdr){ .sh_name = N_NOTE, .sh_type = SHT_NOTE, .sh_flags = SHF_ALLOC,
+	sh[1] = (Elf64_Shdr){ .sh_name = N_TEXT, .sh_type = SHT_NOBITS,
+			      .sh_flags = SHF_ALLOC | SHF_EXECINSTR, .sh_size = v->end,
+			      .sh_addralign = 1 };
+	sh[2] = (Elf64_Shdr){ .sh_name = N_NOTE, .sh_type = SHT_NOTE, .sh_flags = SHF_ALLOC,
 			      .sh_offset = off_note, .sh_size = note_len, .sh_addralign = 4 };
-	sh[1] = (Elf64_Shdr){ .sh_name = N_SYMTAB, .sh_type = SHT_SYMTAB, .sh_offset = off_sym,
+	sh[3] = (Elf64_Shdr){ .sh_name = N_SYMTAB, .sh_type = SHT_SYMTAB, .sh_offset = off_sym,
 			      .sh_size = sym_len, .sh_link = nsh - 2, .sh_info = nlocal,
 			      .sh_addralign = 8, .sh_entsize = sizeof(Elf64_Sym) };
-	sh[2] = (Elf64_Shdr){ .sh_name = N_STRTAB, .sh_type = SHT_STRTAB, .sh_offset = off_str,
-			      .sh_size = 1 + v->h.strtab_len, .sh_addralign = 1 };
-	sh[3] = (Elf64_Shdr){ .sh_name = N_SHSTRTAB, .sh_type = SHT_STRTAB,
+	sh[4] = (Elf64_Shdr){ .sh_name = N_STRTAB, .sh_type = SHT_STRTAB, .sh_offset = off_str,
+			      .sh_size = v->strtab_len, .sh_addralign = 1 };
+	sh[5] = (Elf64_Shdr){ .sh_name = N_SHSTRTAB, .sh_type = SHT_STRTAB,
 			      .sh_offset = off_shstr, .sh_size = sizeof(shstr), .sh_addralign = 1 };
 	*out_len = len;
 	return b;
@@ -231,12 +208,12 @@ static int write_stub(const char *dir, const struct dso_view *v)
 	size_t len;
 	int fd, ret = 0;
 
-	if (!safe_path(v->path)) {
+	if (!safe_path(v->b.path)) {
 		p_warn("capture DSO path '%s' is not absolute or has '..': not written to %s",
-		       v->path, dir);
+		       v->b.path, dir);
 		return 0;
 	}
-	if (asprintf(&file, "%s%s", dir, v->path) < 0)
+	if (asprintf(&file, "%s%s", dir, v->b.path) < 0)
 		return -ENOMEM;
 	elf = build_elf(v, &len);
 	if (!elf) {
@@ -288,6 +265,7 @@ int convert_symfs__write(const char *capture, const char *dir)
 		if (k)
 			continue;
 		ret = write_stub(dir, &v);
+		view_free(&v);
 		if (ret)
 			break;
 	}

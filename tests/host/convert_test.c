@@ -74,19 +74,19 @@ static const char kallsyms[] =
 #define NR_UNTHROTTLE	3	/* one per throttle of either kind */
 
 /*
- * A DSO symbol section as kprofcat -o writes it (usyms.c's blob: header,
- * path padded to 8, PT_LOAD table, symbols, names): one PT_LOAD at offset
- * = vaddr 0x1000, one function synth_func at 0x1200 (0x100 bytes).
+ * A DSO symbol section as kprofcat -o writes it (dso.c's blob: header,
+ * path padded to 8, raw symbols, names): one function synth_func at file
+ * offset 0x1200 (0x100 bytes, global, from .symtab).
  */
 static void add_dso(struct capture_writer *w, const char *path)
 {
 	struct {
-		uint32_t state, path_len, bid_len, nph, nsyms, strtab_len;
+		uint32_t state, path_len, bid_len, nraw, names_len, reserved;
 		unsigned char bid[24];
-	} h = { .state = 1, .path_len = strlen(path) + 1, .bid_len = 20, .nph = 1, .nsyms = 1,
-		.strtab_len = sizeof("synth_func") };
-	uint64_t ph[3] = { 0x1000, 0x1000, 0x1000 };
-	struct { uint64_t addr, size; uint32_t name, rank; } sym = { 0x1200, 0x100, 0, 0 };
+	} h = { .state = 1, .path_len = strlen(path) + 1, .bid_len = 20, .nraw = 1,
+		.names_len = sizeof("synth_func") };
+	struct { uint64_t start, size; uint32_t name; uint16_t binding, batch; } sym = {
+		0x1200, 0x100, 0, 1 /* STB_GLOBAL */, 0 /* .symtab */ };
 	unsigned char b[512] = { 0 };
 	size_t pos = sizeof(h);
 
@@ -94,12 +94,10 @@ static void add_dso(struct capture_writer *w, const char *path)
 	memcpy(b, &h, sizeof(h));
 	memcpy(b + pos, path, h.path_len);
 	pos += (h.path_len + 7) & ~7UL;
-	memcpy(b + pos, ph, sizeof(ph));
-	pos += sizeof(ph);
 	memcpy(b + pos, &sym, sizeof(sym));
 	pos += sizeof(sym);
-	memcpy(b + pos, "synth_func", h.strtab_len);
-	capture__write(w, KPCAP_DSO, 0, b, pos + h.strtab_len);
+	memcpy(b + pos, "synth_func", h.names_len);
+	capture__write(w, KPCAP_DSO, 0, b, pos + h.names_len);
 }
 
 static void add(struct capture_writer *w, unsigned int cpu, const void *rec)
