@@ -176,6 +176,14 @@ void kprof_counters_fill(struct kprof_counters *dst, struct kprof_cpu *c);
 void kprof_counters_publish(struct kprof_cpu *c);
 void kprof_counters_reset(struct kprof_cpu *c);
 void kprof_limits_publish(struct kprof_buf *b);
+
+/* kprof_throttle.c */
+bool kprof_throttle_admit(struct kprof_cpu *c, struct perf_event *event,
+			  u64 now, enum kprof_throttle_verdict *v,
+			  bool *kthrottled);
+void kprof_throttle_feed(struct kprof_cpu *c, u64 cost_ns);
+void kprof_throttle_after(struct kprof_cpu *c, enum kprof_throttle_verdict v,
+			  bool kthrottled, u64 now);
 void kprof_throttle_init_cpus(void);
 void kprof_throttle_reset(struct kprof_cpu *c);
 void kprof_throttle_quiesce(struct kprof_cpu *c);
