@@ -104,45 +104,21 @@ static unsigned int kprof_user_chain(struct pt_regs *regs, u64 *ips,
 }
 
 /*
- * Before capture: may this overflow be sampled?  Injected NMIs (no
- * @event) are not overflows of the event and bypass the throttle.
+ * Should this overflow's cost feed the cost controller?  The kernel feeds
+ * perf_sample_event_took() from its PMI handler (NMI) only, never for an
+ * hrtimer clock event; kprof does the same unless the FEED_CLOCK knob is
+ * set.  Injected NMIs are not overflows of the event; an overflow
+ * arriving while kprof holds the CPU throttled is one the kernel's model
+ * says cannot happen (the kernel stops the counter at the throttling
+ * overflow), so neither feeds, as throttle-sim does not.
  */
-static bool kprof_sample_admit(struct kprof_cpu *c, struct perf_event *event,
-			       u64 now, enum kprof_throttle_verdict *v,
-			       bool *kthrottled)
+static bool kprof_sample_feeds(const struct perf_event *event,
+			       enum kprof_throttle_verdict v)
 {
-	*v = KPROF_THROTTLE_SAMPLE;
-	*kthrottled = false;
-	if (unlikely(!READ_ONCE(c->active))) {
-		kprof_count_lost(c, KPROF_LOST_STOPPED);
+	if (!event || v == KPROF_THROTTLE_SUPPRESSED)
 		return false;
-	}
-	if (!event)
-		return true;
-	if (!kprof_throttle_admit(c, event, now, v, kthrottled)) {
-		/* Arrived before the deferred stop took effect. */
-		kprof_count_lost(c, KPROF_LOST_THROTTLED);
-		return false;
-	}
-	return true;
-}
-
-/*
- * After commit: account the sample and feed its measured cost to the
- * cost controller, as perf_sample_event_took() is fed.
- */
-static void kprof_sample_account(struct kprof_cpu *c, bool feed,
-				 u64 cost_ns, u16 misc)
-{
-	local64_inc(&c->count[KPROF_CNT_SAMPLES]);
-	local64_add(cost_ns, &c->count[KPROF_CNT_HANDLER_NS]);
-	if (misc & KPROF_MISC_NMI)
-		local64_inc(&c->count[KPROF_CNT_NMI_SAMPLES]);
-	if (!feed)		/* injected NMIs are not the event's */
-		return;
-
-	kprof_throttle_feed(c, cost_ns);
-	WRITE_ONCE(c->buf->page->avg_ns, kprof_throttle_avg_ns(&c->thr));
+	return in_nmi() ||
+	       (READ_ONCE(kprof.throttle_flags) & KPROF_THROTTLE_F_FEED_CLOCK);
 }
 
 /* Debug knob: make samples expensive, for the throttle tests. */
@@ -150,41 +126,21 @@ static void kprof_sample_delay(u64 t0)
 {
 	u32 delay = READ_ONCE(kprof.handler_delay_ns);
 
+	if (!delay)
+		return;
 	while (local_clock() - t0 < delay)
 		cpu_relax();
 }
 
-/*
- * Every call counts one overflow, which ends up either as a committed
- * SAMPLE or in exactly one of the lost counters.
- */
-static void __kprof_sample_capture(struct kprof_cpu *c,
-				   struct perf_event *event,
-				   struct pt_regs *regs, u64 period)
+/* Build the SAMPLE of this overflow in @s; returns its size. */
+static u32 kprof_sample_fill(struct kprof_sample *s, struct pt_regs *regs,
+			     u64 seq, u64 t0, u64 period)
 {
-	u64 t0 = local_clock();
 	const struct kprof_config *cfg = &kprof.config;
 	unsigned int nr_kernel = 0, nr_user = 0;
-	struct kprof_sample *s;
-	enum kprof_throttle_verdict v;
-	bool kthrottled;
 	u16 misc = 0;
-	long level;
-	u64 cost;
-	u64 seq;
 	u32 size;
 
-	level = local_inc_return(&c->nest);
-	seq = local64_inc_return(&c->count[KPROF_CNT_OVERFLOWS]);
-
-	if (!kprof_sample_admit(c, event, t0, &v, &kthrottled))
-		goto throttle;
-	if (unlikely(level > KPROF_NEST_LEVELS)) {
-		kprof_count_lost(c, KPROF_LOST_NESTED);
-		goto throttle;
-	}
-
-	s = (struct kprof_sample *)c->scratch[level - 1];
 	if (user_mode(regs))
 		misc |= KPROF_MISC_USER;
 	if (in_nmi())
@@ -210,25 +166,100 @@ static void __kprof_sample_capture(struct kprof_cpu *c,
 	s->comm[sizeof(s->comm) - 1] = '\0';
 	s->ip = instruction_pointer(regs);
 	s->period = period;
+	s->cost_ns = 0;			/* patched in before publishing */
 	s->nr_kernel = nr_kernel;
 	s->nr_user = nr_user;
 	s->__reserved = 0;
+	return size;
+}
 
-	kprof_sample_delay(t0);
-	cost = local_clock() - t0;
-	s->cost_ns = min_t(u64, cost, U32_MAX);
+/*
+ * This handler's cost at @t_end: its whole time minus that of handlers
+ * nested in it, which they account themselves; its whole time goes to
+ * the handler it nests in.
+ */
+static u64 kprof_sample_cost(struct kprof_cpu *c, long level, u64 t0,
+			     u64 t_end)
+{
+	u64 cost = t_end - t0;
 
-	if (!kprof_buffer_output(c, s, size)) {
-		kprof_count_lost(c, KPROF_LOST_FULL);
+	if (level > 1 && level - 1 <= KPROF_NEST_LEVELS)
+		c->nested_ns[level - 2] += cost;
+	if (level <= KPROF_NEST_LEVELS)
+		cost -= min(cost, c->nested_ns[level - 1]);
+	return cost;
+}
+
+/*
+ * Every call counts one overflow, which ends up either as a committed
+ * SAMPLE or in exactly one of the lost counters.
+ *
+ * Per overflow: two local_clock() reads (entry, end), one local cmpxchg
+ * to reserve ring space, local (never LOCKed) increments of this CPU's
+ * counters, no division; the counters reach the control page lazily (see
+ * kprof_counters_publish()).  The end time is taken after the commit,
+ * the throttle's records and the wakeup, just before data_head is
+ * published, so the SAMPLE carries the cost the cost controller is fed.
+ */
+static void __kprof_sample_capture(struct kprof_cpu *c,
+				   struct perf_event *event,
+				   struct pt_regs *regs, u64 period)
+{
+	u64 t0 = local_clock();
+	enum kprof_throttle_verdict v = KPROF_THROTTLE_SAMPLE;
+	bool kthrottled = false, committed = false;
+	struct kprof_sample *s = NULL;
+	unsigned long pos = 0;
+	u64 seq, cost, t_end;
+	long level;
+	u32 size;
+
+	level = local_inc_return(&c->nest);
+	seq = local64_inc_return(&c->count[KPROF_CNT_OVERFLOWS]);
+	if (level <= KPROF_NEST_LEVELS)
+		c->nested_ns[level - 1] = 0;
+
+	if (unlikely(!READ_ONCE(c->active))) {
+		kprof_count_lost(c, KPROF_LOST_STOPPED);
+		goto out;
+	}
+	kprof_buffer_begin(c->buf);
+	if (event && !kprof_throttle_admit(c, event, t0, &v, &kthrottled)) {
+		kprof_count_lost(c, KPROF_LOST_THROTTLED);
 		goto throttle;
 	}
-	/* The recorded cost, so that a replay of the records agrees. */
-	kprof_sample_account(c, !!event, s->cost_ns, misc);
+	if (unlikely(level > KPROF_NEST_LEVELS)) {
+		kprof_count_lost(c, KPROF_LOST_NESTED);
+		goto throttle;
+	}
+
+	s = (struct kprof_sample *)c->scratch[level - 1];
+	size = kprof_sample_fill(s, regs, seq, t0, period);
+	kprof_sample_delay(t0);
+	committed = kprof_buffer_put(c, s, size, t0, &pos);
+	if (!committed)
+		kprof_count_lost(c, KPROF_LOST_FULL);
 throttle:
 	kprof_throttle_after(c, v, kthrottled, t0);
+	kprof_buffer_wakeup(c->buf);
+	t_end = local_clock();
+	cost = kprof_sample_cost(c, level, t0, t_end);
+	if (committed) {
+		cost = min_t(u64, cost, U32_MAX);
+		kprof_buffer_patch_u32(c->buf, pos +
+				       offsetof(struct kprof_sample, cost_ns),
+				       cost);
+		local64_inc(&c->count[KPROF_CNT_SAMPLES]);
+		local64_add(cost, &c->count[KPROF_CNT_HANDLER_NS]);
+		if (s->header.misc & KPROF_MISC_NMI)
+			local64_inc(&c->count[KPROF_CNT_NMI_SAMPLES]);
+	}
+	/* Every overflow of the event that cost time, lost ones too. */
+	if (kprof_sample_feeds(event, v))
+		kprof_throttle_feed(c, cost, t_end);
+	kprof_buffer_end(c->buf);
+out:
 	local_inc(&c->publish_gen);
-	if (level == 1)
-		kprof_counters_publish(c);
 	local_dec(&c->nest);
 }
 
@@ -287,43 +318,62 @@ void kprof_counters_fill(struct kprof_counters *dst, struct kprof_cpu *c)
 	WRITE_ONCE(dst->nmi_samples, local64_read(&n[KPROF_CNT_NMI_SAMPLES]));
 	WRITE_ONCE(dst->would_throttles,
 		   local64_read(&n[KPROF_CNT_WOULD_THROTTLES]));
+	WRITE_ONCE(dst->own_throttles,
+		   local64_read(&n[KPROF_CNT_OWN_THROTTLES]));
+	WRITE_ONCE(dst->lost_events, local64_read(&n[KPROF_CNT_LOST_EVENTS]));
 }
 
 /**
  * kprof_counters_publish() - copy a CPU's counters to its control page
  * @c: the CPU's state, with a buffer
  *
- * Called by the outermost handler on its way out, and by the control path
- * once the producer is quiesced.  A handler nesting inside the copy bumps
- * publish_gen, and the copy is redone, so the page never keeps a value
- * older than one the nested handler produced.  A handler nesting after the
- * copy leaves the page behind until the next sample; STOP makes it final.
+ * Not per sample (the page's lines are shared with the reader): called
+ * from this CPU's reader wakeup and throttle restart, and by the control
+ * path once the producer is quiesced (STOP, CPU offline).  A handler
+ * nesting inside the copy bumps publish_gen, and the copy is redone, so
+ * the page never keeps a value older than one the nested handler
+ * produced.  Between publications the page lags; STOP makes it final.
  */
 void kprof_counters_publish(struct kprof_cpu *c)
 {
-	struct kprof_counters *pc = &c->buf->page->counters;
+	struct kprof_mmap_page *pg = c->buf->page;
 	long gen;
 
 	do {
 		gen = local_read(&c->publish_gen);
 		barrier();
-		kprof_counters_fill(pc, c);
+		kprof_counters_fill(&pg->counters, c);
+		WRITE_ONCE(pg->avg_ns, kprof_throttle_avg_ns(&c->thr));
 		barrier();
 	} while (gen != local_read(&c->publish_gen));
 }
 
 /**
- * kprof_counters_reset() - zero a CPU's counters and pending losses
+ * kprof_counters_reset() - zero a CPU's counters for START
  * @c: the CPU's state, producer quiesced
+ *
+ * Losses the last STOP could not report (its LOST record did not fit and
+ * nothing was read since) are not dropped: they stay pending and become
+ * the new run's first overflows, counted lost by cause, so its counters
+ * and its first LOST record agree.
  */
 void kprof_counters_reset(struct kprof_cpu *c)
 {
+	u64 carried = 0, events = 0;
 	int i;
 
 	for (i = 0; i < KPROF_NR_COUNTERS; i++)
 		local64_set(&c->count[i], 0);
-	for (i = 0; i < KPROF_NR_LOST; i++)
-		local64_set(&c->pending[i], 0);
+	for (i = 0; i < KPROF_NR_LOST_OVERFLOWS; i++) {
+		u64 n = local64_read(&c->pending[i]);
+
+		local64_set(&c->count[KPROF_CNT_LOST_FULL + i], n);
+		carried += n;
+	}
+	for (i = KPROF_NR_LOST_OVERFLOWS; i < KPROF_NR_LOST; i++)
+		events += local64_read(&c->pending[i]);
+	local64_set(&c->count[KPROF_CNT_OVERFLOWS], carried);
+	local64_set(&c->count[KPROF_CNT_LOST_EVENTS], events);
 }
 
 /**

@@ -22,11 +22,27 @@
 /* kernel/events/core.c: hw.interrupts of an event the kernel throttled */
 #define KPROF_MAX_INTERRUPTS	(~0ULL)
 
-static void kprof_throttle_record(struct kprof_cpu *c, u32 type, u64 now,
-				  u64 tick, u64 interrupts)
+/*
+ * Write a record of the throttle's; one that does not fit is counted
+ * (lost_events) and reported by type in the next LOST record, so a
+ * reader can still pair THROTTLE with UNTHROTTLE.
+ */
+static void kprof_throttle_emit(struct kprof_cpu *c, const void *rec, u32 size,
+				u64 time, enum kprof_lost_cause kind)
+{
+	if (kprof_buffer_output(c, rec, size, time))
+		return;
+	local64_inc(&c->count[KPROF_CNT_LOST_EVENTS]);
+	local64_inc(&c->pending[kind]);
+}
+
+static void kprof_throttle_record(struct kprof_cpu *c, u32 type, u16 misc,
+				  u64 now, u64 tick, u64 interrupts,
+				  enum kprof_lost_cause kind)
 {
 	struct kprof_throttle_event r = {
 		.header.type = type,
+		.header.misc = misc,
 		.header.size = sizeof(r),
 		.time = now,
 		.seq = local64_read(&c->count[KPROF_CNT_OVERFLOWS]),
@@ -34,53 +50,65 @@ static void kprof_throttle_record(struct kprof_cpu *c, u32 type, u64 now,
 		.interrupts = interrupts,
 	};
 
-	kprof_buffer_output(c, &r, sizeof(r));
-}
-
-/* The throttle of this CPU ended at @now: count and record it. */
-static void kprof_throttle_unthrottled(struct kprof_cpu *c, u64 now)
-{
-	local64_inc(&c->count[KPROF_CNT_UNTHROTTLES]);
-	kprof_throttle_record(c, KPROF_RECORD_UNTHROTTLE, now,
-			      kprof_throttle_tick_of(&kprof.limits, now), 0);
+	kprof_throttle_emit(c, &r, sizeof(r), now, kind);
 }
 
 /*
- * Did the kernel's own per-tick limit stop our event at this overflow?
+ * The throttled tick of this CPU ended at @now: every limit that held it
+ * has let go.  One UNTHROTTLE per THROTTLE.
+ */
+static void kprof_throttle_close(struct kprof_cpu *c, u64 now)
+{
+	c->thr_open = false;
+	local64_inc(&c->count[KPROF_CNT_UNTHROTTLES]);
+	kprof_throttle_record(c, KPROF_RECORD_UNTHROTTLE, 0, now,
+			      kprof_throttle_tick_of(&kprof.limits, now), 0,
+			      KPROF_LOST_UNTHROTTLE_REC);
+}
+
+/*
+ * A throttled tick begins at this overflow, @misc saying which limit(s)
+ * tripped: one THROTTLE, each counter once.  A limit tripping while the
+ * other already holds the tick (possible only when PMU overflows keep
+ * arriving, see kprof_throttle_stop()) starts no new throttled tick.
+ */
+static void kprof_throttle_open(struct kprof_cpu *c, u16 misc, u64 now)
+{
+	if (c->thr_open)
+		return;
+	c->thr_open = true;
+	local64_inc(&c->count[KPROF_CNT_THROTTLES]);
+	if (misc & KPROF_MISC_THROTTLE_OWN)
+		local64_inc(&c->count[KPROF_CNT_OWN_THROTTLES]);
+	if (misc & KPROF_MISC_THROTTLE_KERNEL)
+		local64_inc(&c->count[KPROF_CNT_KERNEL_THROTTLES]);
+	/* kprof's tick and count (local_clock()), not the kernel's jiffy */
+	kprof_throttle_record(c, KPROF_RECORD_THROTTLE, misc, now, c->thr.tick,
+			      c->thr.interrupts, KPROF_LOST_THROTTLE_REC);
+}
+
+/*
+ * Did the kernel's own per-tick limit stop our event?
  * __perf_event_overflow() calls __perf_event_account_interrupt() first,
  * which sets hw.interrupts to MAX_INTERRUPTS when the limit is reached
  * (on 6.1 and 6.12 alike; later kernels do it in
  * perf_event_throttle_group()), and only then this handler; the hrtimer
  * is not re-armed.  perf_event_task_tick() - perf_adjust_freq_unthr_context()
  * zeroes it and restarts the event at the kernel's next tick, without
- * telling kprof: the first overflow that finds it cleared after a kernel
- * throttle records the UNTHROTTLE, so every KERNEL_THROTTLED is paired
- * like a THROTTLE.  Returns true when this overflow is the one that
- * tripped the limit; its KERNEL_THROTTLED follows its sample.
+ * telling kprof: the first overflow that finds it cleared learns that
+ * the kernel let go.  Sets *@tripped when this overflow is the one that
+ * tripped the limit; returns whether the kernel held the event already
+ * before this overflow and still does.
  */
 static bool kprof_kernel_throttle_check(struct kprof_cpu *c,
-					struct perf_event *event, u64 now)
+					struct perf_event *event,
+					bool *tripped)
 {
-	if (READ_ONCE(event->hw.interrupts) != KPROF_MAX_INTERRUPTS) {
-		if (c->kthrottled) {
-			c->kthrottled = false;
-			kprof_throttle_unthrottled(c, now);
-		}
-		return false;
-	}
-	if (c->kthrottled)
-		return false;
-	c->kthrottled = true;
-	return true;
-}
+	bool held = c->kthrottled;
 
-/* After the sample that tripped the kernel's limit: count, record. */
-static void kprof_kernel_throttled(struct kprof_cpu *c, u64 now)
-{
-	local64_inc(&c->count[KPROF_CNT_KERNEL_THROTTLES]);
-	/* kprof's tick and count (local_clock()), not the kernel's jiffy */
-	kprof_throttle_record(c, KPROF_RECORD_KERNEL_THROTTLED, now,
-			      c->thr.tick, c->thr.interrupts);
+	c->kthrottled = READ_ONCE(event->hw.interrupts) == KPROF_MAX_INTERRUPTS;
+	*tripped = c->kthrottled && !held;
+	return c->kthrottled && held;
 }
 
 /* Copy the limits a lowering changed to every control page. */
@@ -96,13 +124,16 @@ static void kprof_throttle_publish_limits(void)
 	}
 }
 
-/* After the STOP sample: record it, then stop the event from irq_work. */
-static void kprof_throttle_stop(struct kprof_cpu *c, u64 now)
+/* After the STOP sample: stop the event from irq_work. */
+static void kprof_throttle_stop(struct kprof_cpu *c)
 {
-	local64_inc(&c->count[KPROF_CNT_THROTTLES]);
-	kprof_throttle_record(c, KPROF_RECORD_THROTTLE, now, c->thr.tick,
-			      c->thr.interrupts);
 	irq_work_queue(&c->thr_stop);
+}
+
+/* Arm the restart for @restart (local_clock() ns) in the timer's clock. */
+static ktime_t kprof_throttle_expiry(ktime_t base, u64 restart, u64 now)
+{
+	return ktime_add_ns(base, restart > now ? restart - now : 0);
 }
 
 /*
@@ -115,8 +146,7 @@ static void kprof_throttle_stop_work(struct irq_work *work)
 	struct kprof_cpu *c = container_of(work, struct kprof_cpu, thr_stop);
 	const struct kprof_throttle_limits *l = &kprof.limits;
 	struct perf_event *event = READ_ONCE(c->event);
-	u64 restart, now;
-	s64 delta;
+	u64 now;
 
 	if (!event || !READ_ONCE(c->active) || !c->thr.throttled)
 		return;
@@ -124,11 +154,16 @@ static void kprof_throttle_stop_work(struct irq_work *work)
 		event->pmu->stop(event, 0);
 		c->thr_stopped = true;
 	}
-	restart = (c->thr.tick + 1) * l->tick_nsec;
+	/*
+	 * An absolute expiry: the start of the next tick of local_clock(),
+	 * carried over to CLOCK_MONOTONIC by the distance from now.
+	 */
 	now = local_clock();
-	delta = restart > now ? restart - now : 0;
-	hrtimer_start(&c->thr_timer, ns_to_ktime(delta),
-		      HRTIMER_MODE_REL_PINNED_HARD);
+	hrtimer_start(&c->thr_timer,
+		      kprof_throttle_expiry(ktime_get(),
+					    c->thr.tick_start_ns + l->tick_nsec,
+					    now),
+		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
 /* hrtimer, this CPU, hardirq: restart the event at the start of a tick. */
@@ -146,17 +181,21 @@ static enum hrtimer_restart kprof_throttle_timer_fn(struct hrtimer *t)
 		/*
 		 * Still the throttled tick by local_clock(): the hrtimer
 		 * clock ran ahead, or the CPU throttled again in a later
-		 * tick.  Wait for the end of that tick.
+		 * tick.  Expire again at the end of that tick (at least
+		 * 1 us on, so a clock skew cannot make it spin).
 		 */
-		restart = (c->thr.tick + 1) * kprof.limits.tick_nsec;
-		hrtimer_forward_now(t, ns_to_ktime(max_t(u64, restart - now,
-							 NSEC_PER_USEC)));
+		restart = c->thr.tick_start_ns + kprof.limits.tick_nsec;
+		hrtimer_set_expires(t, kprof_throttle_expiry(hrtimer_cb_get_time(t),
+							     max(restart, now + NSEC_PER_USEC),
+							     now));
 		return HRTIMER_RESTART;
 	}
 	if (c->thr_stopped && READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE)
 		event->pmu->start(event, 0);
 	c->thr_stopped = false;
-	kprof_throttle_unthrottled(c, now);
+	/* The kernel's limit may hold it still: its release closes then. */
+	if (c->thr_open && !c->kthrottled)
+		kprof_throttle_close(c, now);
 	local_inc(&c->publish_gen);
 	kprof_counters_publish(c);
 	return HRTIMER_NORESTART;
@@ -168,19 +207,22 @@ static enum hrtimer_restart kprof_throttle_timer_fn(struct hrtimer *t)
  * @event: the overflowing event
  * @now: the overflow's time
  * @v: out: kprof's verdict
- * @kthrottled: out: this overflow tripped the kernel's limit
+ * @ktripped: out: this overflow tripped the kernel's limit
  *
- * Context: this CPU's overflow handler.
+ * Ends the throttled tick (UNTHROTTLE, before this overflow's SAMPLE)
+ * when neither limit holds the CPU any more.
+ *
+ * Context: this CPU's overflow handler, in a buffer write section.
  * Return: false when the overflow arrived while kprof had the CPU
  * throttled (the caller counts it lost), true when it may be sampled.
  */
 bool kprof_throttle_admit(struct kprof_cpu *c, struct perf_event *event,
 			  u64 now, enum kprof_throttle_verdict *v,
-			  bool *kthrottled)
+			  bool *ktripped)
 {
-	bool was_throttled;
+	bool kheld, was_throttled;
 
-	*kthrottled = kprof_kernel_throttle_check(c, event, now);
+	kheld = kprof_kernel_throttle_check(c, event, ktripped);
 	was_throttled = c->thr.throttled;
 	*v = kprof_throttle_interrupt(&kprof.limits, &c->thr, now);
 	if (*v == KPROF_THROTTLE_SUPPRESSED)
@@ -188,78 +230,86 @@ bool kprof_throttle_admit(struct kprof_cpu *c, struct perf_event *event,
 	/*
 	 * Throttled, yet here in a later tick: the stop had not taken effect
 	 * (the hrtimer interrupt ran the event's timer again after a stall,
-	 * before the irq_work) or something restarted the event.  The
+	 * before the irq_work) or something restarted the event.  kprof's
 	 * throttle ended now; the deferred stop and restart find nothing to
 	 * do.
 	 */
-	if (was_throttled) {
+	if (was_throttled)
 		c->thr_stopped = false;
-		kprof_throttle_unthrottled(c, now);
-	}
+	if (c->thr_open && !kheld)
+		kprof_throttle_close(c, now);
 	return true;
 }
 
 /**
- * kprof_throttle_feed() - feed one sample's cost to the cost controller
+ * kprof_throttle_feed() - feed one overflow's cost to the cost controller
  * @c: this CPU's state
- * @cost_ns: the recorded cost
+ * @cost_ns: the handler's measured cost
+ * @now: when it was measured, the time of a RATE_LOWERED record
  *
  * As perf_sample_event_took() is fed; a lowering is recorded in-band and
  * its message printed later from irq_work.
  *
- * Context: this CPU's overflow handler, after the sample's commit.
+ * Context: this CPU's overflow handler, at its end.
  */
-void kprof_throttle_feed(struct kprof_cpu *c, u64 cost_ns)
+void kprof_throttle_feed(struct kprof_cpu *c, u64 cost_ns, u64 now)
 {
 	struct kprof_throttle_lowering low;
+	struct kprof_rate_lowered r;
 
-	if (kprof_throttle_sample_took(&kprof.limits, &c->thr, cost_ns,
-				       &low)) {
-		struct kprof_rate_lowered r = {
-			.header.type = KPROF_RECORD_RATE_LOWERED,
-			.header.size = sizeof(r),
-			/* When the new limits took effect. */
-			.time = local_clock(),
-			.avg_ns = low.avg_ns,
-			.old_allowed_ns = low.old_allowed_ns,
-			.max_samples_per_tick = low.max_samples_per_tick,
-			.max_sample_rate = low.max_sample_rate,
-		};
+	if (!kprof_throttle_sample_took(&kprof.limits, &c->thr, cost_ns, &low))
+		return;
 
-		local64_inc(&c->count[KPROF_CNT_LOWERINGS]);
-		kprof_buffer_output(c, &r, sizeof(r));
-		kprof_throttle_publish_limits();
-		c->msg_avg = low.avg_ns;
-		c->msg_allowed = low.old_allowed_ns;
-		c->msg_rate = low.max_sample_rate;
-		/* No printk here: the message goes out after the handler. */
-		irq_work_queue(&c->thr_msg);
-	}
+	r = (struct kprof_rate_lowered) {
+		.header.type = KPROF_RECORD_RATE_LOWERED,
+		.header.size = sizeof(r),
+		/* When the new limits took effect. */
+		.time = now,
+		.avg_ns = low.avg_ns,
+		.old_allowed_ns = low.old_allowed_ns,
+		.max_samples_per_tick = low.max_samples_per_tick,
+		.max_sample_rate = low.max_sample_rate,
+	};
+	local64_inc(&c->count[KPROF_CNT_LOWERINGS]);
+	kprof_throttle_emit(c, &r, sizeof(r), now, KPROF_LOST_LOWERED_REC);
+	kprof_throttle_publish_limits();
+	c->msg_avg = low.avg_ns;
+	c->msg_allowed = low.old_allowed_ns;
+	c->msg_rate = low.max_sample_rate;
+	/* No printk here: the message goes out after the handler. */
+	irq_work_queue(&c->thr_msg);
 }
 
 /**
  * kprof_throttle_after() - act on the verdicts once the sample is out
  * @c: this CPU's state
  * @v: kprof's verdict from kprof_throttle_admit()
- * @kthrottled: the kernel's limit tripped at this overflow
+ * @ktripped: the kernel's limit tripped at this overflow
  * @now: the overflow's time
  *
  * Context: this CPU's overflow handler, after the sample (or its loss).
  */
 void kprof_throttle_after(struct kprof_cpu *c, enum kprof_throttle_verdict v,
-			  bool kthrottled, u64 now)
+			  bool ktripped, u64 now)
 {
-	/* The interrupt that trips the limit is delivered, then the stop. */
+	u16 misc = 0;
+
+	/* The interrupt that trips a limit is delivered, then the stop. */
+	if (v == KPROF_THROTTLE_STOP)
+		misc |= KPROF_MISC_THROTTLE_OWN;
+	if (ktripped)
+		misc |= KPROF_MISC_THROTTLE_KERNEL;
+	if (misc)
+		kprof_throttle_open(c, misc, now);
 	if (v == KPROF_THROTTLE_STOP) {
-		kprof_throttle_stop(c, now);
+		kprof_throttle_stop(c);
 	} else if (v == KPROF_THROTTLE_WOULD_STOP) {
 		/* Shadow: record where ge would have stopped, keep going. */
 		local64_inc(&c->count[KPROF_CNT_WOULD_THROTTLES]);
-		kprof_throttle_record(c, KPROF_RECORD_WOULD_THROTTLE, now,
-				      c->thr.tick, c->thr.interrupts);
+		kprof_throttle_record(c, KPROF_RECORD_WOULD_THROTTLE, 0, now,
+				      c->thr.tick, c->thr.interrupts,
+				      KPROF_LOST_WOULD_REC);
 	}
-	if (kthrottled)
-		kprof_kernel_throttled(c, now);
 }
 
 static void kprof_throttle_msg_work(struct irq_work *work)
@@ -285,7 +335,7 @@ void kprof_throttle_init_cpus(void)
 		c->thr_stop = IRQ_WORK_INIT_HARD(kprof_throttle_stop_work);
 		c->thr_msg = IRQ_WORK_INIT(kprof_throttle_msg_work);
 		hrtimer_init(&c->thr_timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED_HARD);
+			     HRTIMER_MODE_ABS_PINNED_HARD);
 		c->thr_timer.function = kprof_throttle_timer_fn;
 		kprof_throttle_cpu_init(&c->thr);
 	}
@@ -300,6 +350,7 @@ void kprof_throttle_reset(struct kprof_cpu *c)
 	kprof_throttle_cpu_init(&c->thr);
 	c->thr_stopped = false;
 	c->kthrottled = false;
+	c->thr_open = false;
 	if (c->buf)
 		WRITE_ONCE(c->buf->page->avg_ns, 0);
 }

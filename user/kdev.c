@@ -276,8 +276,8 @@ void kdev__totals(const struct kdev *d, unsigned long long *samples,
 			 __atomic_load_n(&c->lost_nested, __ATOMIC_RELAXED) +
 			 __atomic_load_n(&c->lost_stopped, __ATOMIC_RELAXED) +
 			 __atomic_load_n(&c->lost_throttled, __ATOMIC_RELAXED);
-		*throttled += __atomic_load_n(&c->throttles, __ATOMIC_RELAXED) +
-			      __atomic_load_n(&c->kernel_throttles, __ATOMIC_RELAXED);
+		/* Throttled ticks, each once whichever limit(s) tripped. */
+		*throttled += __atomic_load_n(&c->throttles, __ATOMIC_RELAXED);
 	}
 }
 

@@ -370,7 +370,7 @@ TEST_F(config, throttle_knobs)
 	EXPECT_EQ(EINVAL, errno);
 
 	now = tc;
-	now.__reserved0 = 1;
+	now.flags = KPROF_THROTTLE_F_ALL + 1;	/* an unknown flag */
 	EXPECT_EQ(-1, ioctl(self->fd, KPROF_IOC_SET_THROTTLE, &now));
 	EXPECT_EQ(EINVAL, errno);
 

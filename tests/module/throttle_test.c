@@ -13,8 +13,8 @@
  *	field and in order, and the same THROTTLE records; after the last
  *	lowering no tick has more samples than it announces.
  * kthrottle.kernel_limit: kernel.perf_event_max_sample_rate 1000 stops
- *	kprof's event through the kernel's own per-tick limit:
- *	KERNEL_THROTTLED/UNTHROTTLE records, see there.
+ *	kprof's event through the kernel's own per-tick limit: THROTTLE
+ *	records that name the kernel's limit, UNTHROTTLE, see there.
  * All: overflows are conserved and the throttle counters match the
  *	records.
  *
@@ -58,7 +58,6 @@ static int tt_keep(struct kp_cpu *c, const struct kprof_record_header *h)
 	if (h->type != KPROF_RECORD_SAMPLE &&
 	    h->type != KPROF_RECORD_THROTTLE &&
 	    h->type != KPROF_RECORD_UNTHROTTLE &&
-	    h->type != KPROF_RECORD_KERNEL_THROTTLED &&
 	    h->type != KPROF_RECORD_WOULD_THROTTLE &&
 	    h->type != KPROF_RECORD_RATE_LOWERED)
 		return 0;
@@ -204,8 +203,8 @@ FIXTURE_SETUP(throttle)
 	ASSERT_EQ(0, kp_map(&self->b, self->fd)) TH_LOG("%s", self->b.err);
 }
 
-static int tt_set_throttle_sem(int fd, __u32 sem, __u32 rate, __u32 pct,
-			      __u32 delay)
+static int tt_set_throttle_flags(int fd, __u32 sem, __u32 rate, __u32 pct,
+				 __u32 delay, __u32 flags)
 {
 	struct kprof_throttle_config t = {
 		.size = sizeof(t),
@@ -213,9 +212,16 @@ static int tt_set_throttle_sem(int fd, __u32 sem, __u32 rate, __u32 pct,
 		.max_sample_rate = rate,
 		.cpu_time_max_percent = pct,
 		.handler_delay_ns = delay,
+		.flags = flags,
 	};
 
 	return ioctl(fd, KPROF_IOC_SET_THROTTLE, &t);
+}
+
+static int tt_set_throttle_sem(int fd, __u32 sem, __u32 rate, __u32 pct,
+			      __u32 delay)
+{
+	return tt_set_throttle_flags(fd, sem, rate, pct, delay, 0);
 }
 
 static int tt_set_throttle(int fd, __u32 rate, __u32 pct, __u32 delay)
@@ -316,6 +322,15 @@ static void tt_check_counters(struct __test_metadata *_metadata,
 	EXPECT_EQ(k.unthrottles, c->unthrottle_recs) TH_LOG("CPU %u", c->cpu);
 	EXPECT_EQ(k.kernel_throttles, c->kthrottle_recs)
 		TH_LOG("CPU %u", c->cpu);
+	EXPECT_EQ(k.own_throttles, c->own_recs) TH_LOG("CPU %u", c->cpu);
+	/* One THROTTLE per throttled tick, naming at least one limit. */
+	EXPECT_LE(k.throttles, k.own_throttles + k.kernel_throttles)
+		TH_LOG("CPU %u", c->cpu);
+	EXPECT_LE(k.own_throttles, k.throttles) TH_LOG("CPU %u", c->cpu);
+	EXPECT_LE(k.kernel_throttles, k.throttles) TH_LOG("CPU %u", c->cpu);
+	EXPECT_LE(k.unthrottles, k.throttles) TH_LOG("CPU %u", c->cpu);
+	/* What did not fit is reported by the LOST records. */
+	EXPECT_EQ(k.lost_events, c->lost_events) TH_LOG("CPU %u", c->cpu);
 	EXPECT_EQ(k.lowerings, c->lowered_recs) TH_LOG("CPU %u", c->cpu);
 	EXPECT_EQ(k.would_throttles, c->would_recs) TH_LOG("CPU %u", c->cpu);
 	TH_LOG("CPU %u: overflows %llu samples %llu lost_throttled %llu throttles %llu unthrottles %llu kernel_throttles %llu lowerings %llu",
@@ -362,7 +377,7 @@ TEST_F_TIMEOUT(throttle, per_tick_limit, 60)
 		const struct tt_cpu *t = &tt_cpus[cpu];
 		const struct tt_rec *thr = NULL;
 		__u64 pairs = 0, most, nr, first = 0, last = 0;
-		unsigned int open = 0;	/* THROTTLE + KERNEL_THROTTLED not ended */
+		unsigned int open = 0;	/* THROTTLE not ended */
 		double secs;
 		size_t i;
 
@@ -385,12 +400,13 @@ TEST_F_TIMEOUT(throttle, per_tick_limit, 60)
 					TH_LOG("CPU %u: sample seq %llu at %llu inside a throttle",
 					       cpu, r->seq, r->time);
 				break;
-			case KPROF_RECORD_KERNEL_THROTTLED:
-				open++;
-				break;
 			case KPROF_RECORD_THROTTLE:
 				ASSERT_EQ(NULL, thr)
 					TH_LOG("CPU %u: two THROTTLEs", cpu);
+				if (!(r->misc & KPROF_MISC_THROTTLE_OWN)) {
+					open++;	/* the kernel's alone */
+					break;
+				}
 				EXPECT_EQ(4ULL, r->interrupts)
 					TH_LOG("CPU %u", cpu);
 				EXPECT_EQ(r->time / tick_nsec, r->tick);
@@ -618,11 +634,15 @@ static unsigned int tt_one_cpu(const struct kp_buffers *b)
  * on another CPU would change this CPU's allowed).
  *
  * Lowerings depend only on the sequence of costs fed to
- * perf_sample_event_took(), not on ticks.  The module feeds the cost of
- * every committed SAMPLE - also of the one that trips the per-tick limit -
- * and of nothing else (overflows it suppresses while throttled, loses or
- * gets by injection are not fed); throttle-sim feeds every line it does not
- * count as throttled, also the one that throttles.  Run with --semantics
+ * perf_sample_event_took(), not on ticks.  With KPROF_THROTTLE_F_FEED_CLOCK
+ * (cpu-clock is not fed by default, as in the kernel) the module feeds the
+ * cost of every overflow of the event that it does not suppress as
+ * throttled: every committed SAMPLE, whose cost_ns is exactly what was fed
+ * (its whole handler, taken just before publishing), also the one that
+ * trips the per-tick limit, and the overflows lost to a full buffer or to
+ * nesting, which have no record (asserted 0 below); injected NMIs are not
+ * fed.  throttle-sim feeds every line it does not count as throttled,
+ * also the one that throttles.  Run with --semantics
  * shadow, the sim counts no line as throttled, so it feeds exactly the
  * recorded costs and must print the module's RATE_LOWERED records, in
  * order, field by field, whatever the per-tick limit did.  That holds
@@ -660,7 +680,10 @@ TEST_F_TIMEOUT(throttle, cost_lowering, 90)
 	kp_cfg_add_cpu(&cfg, one);
 	ASSERT_EQ(0, kp_set_config(self->fd, &cfg))
 		TH_LOG("SET_CONFIG: %s", strerror(errno));
-	ASSERT_EQ(0, tt_set_throttle(self->fd, 100000, 25, 20000))
+	/* cpu-clock: the kernel would not feed its cost; the knob does. */
+	ASSERT_EQ(0, tt_set_throttle_flags(self->fd, KPROF_THROTTLE_GE, 100000,
+					   25, 20000,
+					   KPROF_THROTTLE_F_FEED_CLOCK))
 		TH_LOG("SET_THROTTLE: %s", strerror(errno));
 	ASSERT_EQ(0, tt_run_on(_metadata, self->fd, &self->b, self->spin,
 			       &self->nr_spin, (int)one, 3000))
@@ -788,7 +811,8 @@ TEST_F_TIMEOUT(throttle, cost_lowering, 90)
  * kernel.perf_event_max_sample_rate applies: 1000 makes
  * DIV_ROUND_UP(1000, HZ) = 4 per tick, while kprof's own limit stays at
  * 100000/s (400 per tick) without lowerings and never stops the event.
- * Asserted: KERNEL_THROTTLED records appear, the counter equals them,
+ * Asserted: THROTTLE records naming only the kernel's limit appear, the
+ * counters equal them,
  * kprof's own THROTTLE count is 0, each is ended by an UNTHROTTLE with no
  * sample in between, none comes before the kernel's limit-th overflow
  * since its restart, the samples per kernel tick stay within the limit,
@@ -902,16 +926,17 @@ TEST_F_TIMEOUT(kthrottle, kernel_limit, 60)
 		/* Counters == records, kernel_throttles included. */
 		tt_check_counters(_metadata, c);
 		kp_page_counters(c, &k);
-		EXPECT_EQ(0ULL, k.throttles) TH_LOG("CPU %u: kprof's own throttle", cpu);
+		EXPECT_EQ(0ULL, k.own_throttles) TH_LOG("CPU %u: kprof's own throttle", cpu);
+		EXPECT_EQ(k.kernel_throttles, k.throttles) TH_LOG("CPU %u", cpu);
 		EXPECT_EQ(0ULL, k.would_throttles);
 		EXPECT_EQ(0ULL, k.lowerings);
 		EXPECT_EQ(0ULL, k.lost_full);
 		EXPECT_LT(0ULL, k.kernel_throttles)
-			TH_LOG("CPU %u: no KERNEL_THROTTLED record", cpu);
+			TH_LOG("CPU %u: no THROTTLE by the kernel's limit", cpu);
 		/* Each ended by one UNTHROTTLE, but perhaps the last. */
 		EXPECT_TRUE(k.unthrottles == k.kernel_throttles ||
 			    k.unthrottles + 1 == k.kernel_throttles)
-			TH_LOG("CPU %u: %llu UNTHROTTLE for %llu KERNEL_THROTTLED",
+			TH_LOG("CPU %u: %llu UNTHROTTLE for %llu kernel THROTTLE",
 			       cpu, k.unthrottles, k.kernel_throttles);
 
 		for (i = 0; i < t->n; i++) {
@@ -929,7 +954,9 @@ TEST_F_TIMEOUT(kthrottle, kernel_limit, 60)
 				seg_samples++;
 				nr++;
 				break;
-			case KPROF_RECORD_KERNEL_THROTTLED:
+			case KPROF_RECORD_THROTTLE:
+				EXPECT_EQ(KPROF_MISC_THROTTLE_KERNEL, r->misc)
+					TH_LOG("CPU %u: not the kernel's limit alone", cpu);
 				ASSERT_EQ(NULL, thr) TH_LOG("CPU %u: two in a row", cpu);
 				/* After the sample of the overflow that tripped it. */
 				ASSERT_NE(NULL, prev);
@@ -964,7 +991,7 @@ TEST_F_TIMEOUT(kthrottle, kernel_limit, 60)
 				break;
 			}
 		}
-		TH_LOG("CPU %u: %llu KERNEL_THROTTLED, %llu UNTHROTTLE, %llu segments with exactly %u samples of %llu, at most %llu; %llu samples in %.2f s",
+		TH_LOG("CPU %u: %llu kernel THROTTLE, %llu UNTHROTTLE, %llu segments with exactly %u samples of %llu, at most %llu; %llu samples in %.2f s",
 		       cpu, k.kernel_throttles, k.unthrottles, exact, limit,
 		       segs, most, nr, (last - first) / 1e9);
 		/*
