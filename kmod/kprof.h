@@ -206,8 +206,8 @@ bool kprof_throttle_admit(struct kprof_cpu *c, struct perf_event *event,
 			  u64 now, enum kprof_throttle_verdict *v,
 			  bool *ktripped);
 void kprof_throttle_feed(struct kprof_cpu *c, u64 cost_ns, u64 now);
-void kprof_throttle_after(struct kprof_cpu *c, enum kprof_throttle_verdict v,
-			  bool ktripped, u64 now);
+void kprof_throttle_after(struct kprof_cpu *c, struct perf_event *event,
+			  enum kprof_throttle_verdict v, bool ktripped, u64 now);
 void kprof_throttle_init_cpus(void);
 void kprof_throttle_reset(struct kprof_cpu *c);
 void kprof_throttle_quiesce(struct kprof_cpu *c);

@@ -20,6 +20,7 @@
 #include <linux/string.h>
 
 #include "kprof.h"
+#include "kprof_attr.h"
 
 static enum cpuhp_state kprof_hp_state;
 
@@ -191,7 +192,8 @@ static void kprof_build_attr(struct perf_event_attr *attr,
 	}
 	attr->exclude_user = !!(cfg->flags & KPROF_CFG_EXCLUDE_USER);
 	attr->exclude_kernel = !!(cfg->flags & KPROF_CFG_EXCLUDE_KERNEL);
-	attr->precise_ip = cfg->precise_ip;
+	/* No large PEBS, chains from the interrupt regs: kprof_attr.h */
+	kprof_attr_precise(attr, cfg);
 }
 
 /* cpuhp startup, on @cpu: create its event if it is sampled. */

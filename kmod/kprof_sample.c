@@ -104,6 +104,43 @@ static unsigned int kprof_user_chain(struct pt_regs *regs, u64 *ips,
 }
 
 /*
+ * Both chains from the one the PMU driver computed from the interrupt
+ * registers (a precise event, see kprof_attr.h), in kprof's layout: kernel
+ * frames, then user frames, each leaf first, at most the configured
+ * depths.  Context markers (PERF_CONTEXT_*) say which part an entry is in.
+ */
+static void kprof_perf_chain(const struct perf_callchain_entry *e, u64 *ips,
+			     unsigned int *nr_kernel, unsigned int *nr_user,
+			     u16 *misc)
+{
+	const struct kprof_config *cfg = &kprof.config;
+	unsigned int nk = 0, nu = 0;
+	u64 ctx = 0, i;
+
+	for (i = 0; i < e->nr; i++) {
+		u64 ip = e->ip[i];
+
+		if (ip >= PERF_CONTEXT_MAX) {
+			ctx = ip;
+		} else if (ctx == PERF_CONTEXT_KERNEL && !nu &&
+			   (cfg->flags & KPROF_CFG_CALLCHAIN_KERNEL)) {
+			if (nk < cfg->kernel_stack)
+				ips[nk++] = ip;
+			else
+				*misc |= KPROF_MISC_KERNEL_TRUNC;
+		} else if (ctx == PERF_CONTEXT_USER &&
+			   (cfg->flags & KPROF_CFG_CALLCHAIN_USER)) {
+			if (nu < cfg->user_stack)
+				ips[nk + nu++] = ip;
+			else
+				*misc |= KPROF_MISC_USER_TRUNC;
+		}
+	}
+	*nr_kernel = nk;
+	*nr_user = nu;
+}
+
+/*
  * Should this overflow's cost feed the cost controller?  The kernel feeds
  * perf_sample_event_took() from its PMI handler (NMI) only, never for an
  * hrtimer clock event; kprof does the same unless the FEED_CLOCK knob is
@@ -132,8 +169,13 @@ static void kprof_sample_delay(u64 t0)
 		cpu_relax();
 }
 
-/* Build the SAMPLE of this overflow in @s; returns its size. */
+/*
+ * Build the SAMPLE of this overflow in @s; returns its size.  @pchain:
+ * the chain the PMU driver took from the interrupt registers, or NULL to
+ * unwind from @regs.
+ */
 static u32 kprof_sample_fill(struct kprof_sample *s, struct pt_regs *regs,
+			     const struct perf_callchain_entry *pchain,
 			     u64 seq, u64 t0, u64 period)
 {
 	const struct kprof_config *cfg = &kprof.config;
@@ -145,12 +187,16 @@ static u32 kprof_sample_fill(struct kprof_sample *s, struct pt_regs *regs,
 		misc |= KPROF_MISC_USER;
 	if (in_nmi())
 		misc |= KPROF_MISC_NMI;
-	if (cfg->flags & KPROF_CFG_CALLCHAIN_KERNEL)
-		nr_kernel = kprof_kernel_chain(regs, s->ips, cfg->kernel_stack,
-					       &misc);
-	if (cfg->flags & KPROF_CFG_CALLCHAIN_USER)
-		nr_user = kprof_user_chain(regs, s->ips + nr_kernel,
-					   cfg->user_stack, &misc);
+	if (pchain) {
+		kprof_perf_chain(pchain, s->ips, &nr_kernel, &nr_user, &misc);
+	} else {
+		if (cfg->flags & KPROF_CFG_CALLCHAIN_KERNEL)
+			nr_kernel = kprof_kernel_chain(regs, s->ips,
+						       cfg->kernel_stack, &misc);
+		if (cfg->flags & KPROF_CFG_CALLCHAIN_USER)
+			nr_user = kprof_user_chain(regs, s->ips + nr_kernel,
+						   cfg->user_stack, &misc);
+	}
 	size = struct_size(s, ips, nr_kernel + nr_user);
 
 	s->header.type = KPROF_RECORD_SAMPLE;
@@ -203,7 +249,9 @@ static u64 kprof_sample_cost(struct kprof_cpu *c, long level, u64 t0,
  */
 static void __kprof_sample_capture(struct kprof_cpu *c,
 				   struct perf_event *event,
-				   struct pt_regs *regs, u64 period)
+				   struct pt_regs *regs,
+				   const struct perf_callchain_entry *pchain,
+				   u64 period)
 {
 	u64 t0 = local_clock();
 	enum kprof_throttle_verdict v = KPROF_THROTTLE_SAMPLE;
@@ -234,13 +282,13 @@ static void __kprof_sample_capture(struct kprof_cpu *c,
 	}
 
 	s = (struct kprof_sample *)c->scratch[level - 1];
-	size = kprof_sample_fill(s, regs, seq, t0, period);
+	size = kprof_sample_fill(s, regs, pchain, seq, t0, period);
 	kprof_sample_delay(t0);
 	committed = kprof_buffer_put(c, s, size, t0, &pos);
 	if (!committed)
 		kprof_count_lost(c, KPROF_LOST_FULL);
 throttle:
-	kprof_throttle_after(c, v, kthrottled, t0);
+	kprof_throttle_after(c, event, v, kthrottled, t0);
 	kprof_buffer_wakeup(c->buf);
 	t_end = local_clock();
 	cost = kprof_sample_cost(c, level, t0, t_end);
@@ -274,7 +322,11 @@ out:
 void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs)
 {
-	__kprof_sample_capture(this_cpu_ptr(kprof_pcpu), event, regs,
+	const struct perf_callchain_entry *pchain = NULL;
+
+	if (data->sample_flags & PERF_SAMPLE_CALLCHAIN)
+		pchain = data->callchain;	/* PEBS: from the interrupt regs */
+	__kprof_sample_capture(this_cpu_ptr(kprof_pcpu), event, regs, pchain,
 			       data->period);
 }
 
@@ -289,7 +341,7 @@ void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 void kprof_sample_capture(struct kprof_cpu *c, struct pt_regs *regs,
 			  u64 period)
 {
-	__kprof_sample_capture(c, NULL, regs, period);
+	__kprof_sample_capture(c, NULL, regs, NULL, period);
 }
 
 /**

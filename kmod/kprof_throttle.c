@@ -16,6 +16,7 @@
 #include <linux/irq_work.h>
 #include <linux/printk.h>
 #include <linux/sched/clock.h>
+#include <linux/tick.h>
 
 #include "kprof.h"
 
@@ -70,7 +71,7 @@ static void kprof_throttle_close(struct kprof_cpu *c, u64 now)
  * A throttled tick begins at this overflow, @misc saying which limit(s)
  * tripped: one THROTTLE, each counter once.  A limit tripping while the
  * other already holds the tick (possible only when PMU overflows keep
- * arriving, see kprof_throttle_stop()) starts no new throttled tick.
+ * arriving, see kprof_throttle_way()) starts no new throttled tick.
  */
 static void kprof_throttle_open(struct kprof_cpu *c, u16 misc, u64 now)
 {
@@ -124,10 +125,92 @@ static void kprof_throttle_publish_limits(void)
 	}
 }
 
-/* After the STOP sample: stop the event from irq_work. */
-static void kprof_throttle_stop(struct kprof_cpu *c)
+/*
+ * How kprof's own limit stops the event, without ever starting or
+ * stopping a counter behind the perf core (x86_pmu_start() WARNs on a
+ * counter that is not PERF_HES_STOPPED, and a restart outside
+ * perf_pmu_disable()/enable() leaves PEBS off):
+ *
+ * Clock events (cpu-clock, task-clock: software hrtimers, in hardirq):
+ *	the handler runs inside the event's own hrtimer callback, which
+ *	cannot cancel itself, so the stop is deferred to irq_work and the
+ *	restart to kprof's hrtimer at the next tick of local_clock().  The
+ *	kernel's tick never restarts them (their hw.interrupts stays below
+ *	MAX_INTERRUPTS), so nothing races that restart; when the kernel's
+ *	own limit stopped the event too, its tick restarts it first and
+ *	kprof's start of a running hrtimer event is a re-arm.
+ *
+ * PMU events in frequency mode: throttled inside the overflow exactly as
+ *	the kernel throttles them, so that the kernel's tick unthrottles.
+ *	6.1 and 6.12: __perf_event_account_interrupt() sets hw.interrupts
+ *	to MAX_INTERRUPTS and the PMI handler calls pmu->stop(event, 0)
+ *	after the overflow returns 1 (x86_pmu_handle_irq());
+ *	perf_event_task_tick() -> perf_adjust_freq_unthr_context() then
+ *	visits every event of a context with ctx->nr_freq (6.1) or
+ *	pmu_ctx->nr_freq (6.12) > 0 at each tick, zeroes hw.interrupts ==
+ *	MAX_INTERRUPTS and restarts it under perf_pmu_disable() (6.1:
+ *	pmu->start(event, 0), then the freq path's stop(UPDATE) and
+ *	start(RELOAD); 6.12: the freq path only).  7.x does the same from
+ *	perf_event_throttle() inside the overflow: hw.interrupts =
+ *	MAX_INTERRUPTS, then pmu->stop(event, 0), and
+ *	perf_event_unthrottle_group() at the tick.  kprof does those two
+ *	steps from its handler, inside the PMI, on an event the perf core
+ *	still sees ACTIVE: the state the kernel's own throttle leaves, so
+ *	one restart by the kernel's tick, none by kprof.  When the kernel's
+ *	limit tripped at the same overflow, hw.interrupts is MAX_INTERRUPTS
+ *	already and the kernel stops the event (7.x before the handler,
+ *	6.x right after it): kprof does nothing more, so nothing is
+ *	stopped or started twice.  A freq event counts in nr_freq, so the
+ *	tick always comes by; kprof also keeps a nohz_full CPU's tick, as
+ *	__perf_event_account_interrupt() does.
+ *
+ * PMU events with a fixed period: the tick visits them only when the
+ *	kernel throttled something on this CPU (perf_throttled_count, which
+ *	a module cannot bump), so a stop kprof made could last forever.
+ *	The counter keeps running and kprof drops its overflows until the
+ *	next tick of local_clock() (lost_throttled), as the model says the
+ *	stopped counter would not have delivered them.
+ *
+ * kprof's own model restarts at its own tick (local_clock() / TICK_NSEC)
+ * in every case; a counter the kernel restarts earlier delivers
+ * overflows kprof still drops, one it restarts later simply delivers
+ * none: kprof never disagrees with the perf core about the counter.
+ */
+enum kprof_throttle_way {
+	KPROF_THR_DEFERRED,		/* clock events: irq_work, hrtimer */
+	KPROF_THR_IN_OVERFLOW,		/* PMU, frequency mode */
+	KPROF_THR_DROP,			/* PMU, fixed period */
+};
+
+static enum kprof_throttle_way kprof_throttle_way(struct perf_event *event)
 {
-	irq_work_queue(&c->thr_stop);
+	if (is_software_event(event))
+		return KPROF_THR_DEFERRED;
+	if (event->attr.freq && event->attr.sample_freq)
+		return KPROF_THR_IN_OVERFLOW;
+	return KPROF_THR_DROP;
+}
+
+/* After the sample that tripped kprof's limit: stop as kprof_throttle_way says. */
+static void kprof_throttle_stop(struct kprof_cpu *c, struct perf_event *event,
+				bool ktripped)
+{
+	switch (kprof_throttle_way(event)) {
+	case KPROF_THR_DEFERRED:
+		irq_work_queue(&c->thr_stop);
+		break;
+	case KPROF_THR_IN_OVERFLOW:
+		/* The kernel's limit tripped too: it stops the event. */
+		if (ktripped || READ_ONCE(event->state) != PERF_EVENT_STATE_ACTIVE)
+			break;
+		/* perf_event_throttle() (7.x), in this order */
+		event->hw.interrupts = KPROF_MAX_INTERRUPTS;
+		event->pmu->stop(event, 0);
+		tick_dep_set_cpu(smp_processor_id(), TICK_DEP_BIT_PERF_EVENTS);
+		break;
+	case KPROF_THR_DROP:
+		break;
+	}
 }
 
 /* Arm the restart for @restart (local_clock() ns) in the timer's clock. */
@@ -283,14 +366,15 @@ void kprof_throttle_feed(struct kprof_cpu *c, u64 cost_ns, u64 now)
 /**
  * kprof_throttle_after() - act on the verdicts once the sample is out
  * @c: this CPU's state
+ * @event: the overflowing event, NULL for an injected NMI
  * @v: kprof's verdict from kprof_throttle_admit()
  * @ktripped: the kernel's limit tripped at this overflow
  * @now: the overflow's time
  *
  * Context: this CPU's overflow handler, after the sample (or its loss).
  */
-void kprof_throttle_after(struct kprof_cpu *c, enum kprof_throttle_verdict v,
-			  bool ktripped, u64 now)
+void kprof_throttle_after(struct kprof_cpu *c, struct perf_event *event,
+			  enum kprof_throttle_verdict v, bool ktripped, u64 now)
 {
 	u16 misc = 0;
 
@@ -302,7 +386,7 @@ void kprof_throttle_after(struct kprof_cpu *c, enum kprof_throttle_verdict v,
 	if (misc)
 		kprof_throttle_open(c, misc, now);
 	if (v == KPROF_THROTTLE_STOP) {
-		kprof_throttle_stop(c);
+		kprof_throttle_stop(c, event, ktripped);
 	} else if (v == KPROF_THROTTLE_WOULD_STOP) {
 		/* Shadow: record where ge would have stopped, keep going. */
 		local64_inc(&c->count[KPROF_CNT_WOULD_THROTTLES]);
