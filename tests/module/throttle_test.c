@@ -1016,4 +1016,59 @@ TEST_F_TIMEOUT(kthrottle, kernel_limit, 60)
 	ASSERT_LT(0U, checked);
 }
 
+/* Run "kprofcat ARGS" on cpu-clock; its status and stderr in @out. */
+static int tt_kprofcat_run(const char *args, char *out, size_t len)
+{
+	char kc[4096], cmd[8192];
+	size_t n;
+	FILE *f;
+
+	tt_kprofcat(kc, sizeof(kc));
+	snprintf(cmd, sizeof(cmd), "%s %s --stats --duration 0.2 2>&1 >/dev/null",
+		 kc, args);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	n = fread(out, 1, len - 1, f);
+	out[n] = '\0';
+	return pclose(f);
+}
+
+/*
+ * kprofcat -F is refused above min(kprof's max_sample_rate, the kernel's
+ * perf_event_max_sample_rate), as perf_event_open() refuses a frequency
+ * above the sysctl, with an error naming the limit; below both it runs.
+ */
+TEST_F_TIMEOUT(kthrottle, freq_above_limits_refused, 60)
+{
+	char out[4096];
+	int fd;
+
+	KP_RETURN_IF_SKIPPED();
+	self->rate_written = 1;
+	ASSERT_EQ(0, tt_kernel_rate_write(TT_KRATE, self->old_pct));
+	/* kprof_open holds the device: kprofcat opens its own. */
+	kp_close(self->fd, &self->b);
+	self->fd = -1;
+
+	EXPECT_NE(0, tt_kprofcat_run("-F 1500", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "kernel.perf_event_max_sample_rate 1000"))
+		TH_LOG("kprofcat -F 1500 said: %s", out);
+	EXPECT_EQ(0, tt_kprofcat_run("-F 800", out, sizeof(out)))
+		TH_LOG("kprofcat -F 800 said: %s", out);
+
+	fd = kp_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, tt_set_throttle(fd, 500, 25, 0));
+	close(fd);
+	EXPECT_NE(0, tt_kprofcat_run("-F 800", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "kprof's max_sample_rate 500"))
+		TH_LOG("kprofcat -F 800 said: %s", out);
+	fd = kp_open();
+	ASSERT_LE(0, fd);
+	tt_set_throttle(fd, KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE,
+			KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT, 0);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
