@@ -221,7 +221,12 @@ int kdev__configure(struct kdev *d, const struct kprof_config *c, const char *ev
 int kdev__start(struct kdev *d, const char *event)
 {
 	if (ioctl(d->fd, KPROF_IOC_START)) {
-		event_error("KPROF_IOC_START", event, errno);
+		/* SET_CONFIG took kprof's fields: the PMU's event_init refused. */
+		if (errno == EINVAL)
+			p_err("KPROF_IOC_START: the PMU refused event '%s' (EINVAL from its event_init: check its config terms)",
+			      event);
+		else
+			event_error("KPROF_IOC_START", event, errno);
 		return -errno;
 	}
 	return 0;

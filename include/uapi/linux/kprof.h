@@ -326,7 +326,9 @@ struct kprof_rate_lowered {
 /* Sampling configuration.  Values mirror perf_event_attr where they can. */
 struct kprof_config {
 	__u32	size;		/* sizeof(struct kprof_config) */
-	__u32	type;		/* PERF_TYPE_HARDWARE/SOFTWARE/RAW */
+	__u32	type;		/* PERF_TYPE_HARDWARE/SOFTWARE/RAW, or a
+				 * dynamic PMU's type (its sysfs 'type')
+				 */
 	__u64	config;		/* PERF_COUNT_* or raw code */
 	__u64	sample;		/* period, or frequency with KPROF_CFG_FREQ */
 	__u64	flags;		/* KPROF_CFG_* */
@@ -338,7 +340,9 @@ struct kprof_config {
 				 * 0: half the data area, also the most used
 				 */
 	__u64	cpumask[KPROF_MAX_CPUS / 64]; /* CPUs to sample; all zero: all */
-	__u64	__reserved[8];
+	__u64	config1;	/* perf_event_attr.config1, the PMU's to read */
+	__u64	config2;	/* perf_event_attr.config2 */
+	__u64	__reserved[6];
 };
 
 #define KPROF_CONFIG_SIZE_VER0	(8 + 8 + 8 + 8 + 4 + 2 + 2 + 4 + 4 + \
