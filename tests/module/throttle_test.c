@@ -29,6 +29,7 @@
 
 #include "kprof_throttle.h"
 #include "kselftest_harness.h"
+#include "testpmu.h"
 
 #define TT_HZ		250	/* both test kernels */
 #define TT_PERIOD_NS	100000
@@ -38,7 +39,7 @@
 struct tt_rec {
 	__u32 type;
 	__u64 time, seq, tick, interrupts;
-	__u64 cost;				/* SAMPLE */
+	__u64 cost, period;			/* SAMPLE */
 	__u16 misc;
 	struct kprof_rate_lowered low;		/* RATE_LOWERED */
 };
@@ -80,6 +81,7 @@ static int tt_keep(struct kp_cpu *c, const struct kprof_record_header *h)
 		r->time = s->time;
 		r->seq = s->seq;
 		r->cost = s->cost_ns;
+		r->period = s->period;
 	} else if (h->type == KPROF_RECORD_RATE_LOWERED) {
 		memcpy(&r->low, h, sizeof(r->low));
 		r->time = r->low.time;
@@ -524,12 +526,13 @@ struct tt_sim {
 
 /*
  * Run the real `kprofcat throttle-sim` (the pinned CLI, not the header
- * in-process) with the module's knobs and @sem on CPU @t's recorded
- * (time, cost) pairs: its SAMPLE records in stream order, without
- * injected NMIs (not overflows of the event, so not fed).  Parses lower,
+ * in-process) with the module's knobs (max_sample_rate @rate, 25%) and
+ * @sem on CPU @t's recorded (time, cost) pairs: its SAMPLE records in
+ * stream order, without injected NMIs (period 0: not overflows of the
+ * event, so not fed).  Parses lower,
  * throttle and unthrottle lines into @out.  0, or -1 with @err set.
  */
-static int tt_throttle_sim(const struct tt_cpu *t, const char *sem,
+static int tt_throttle_sim(const struct tt_cpu *t, const char *sem, int rate,
 			   struct tt_sim *out, char *err, size_t errlen)
 {
 	char path[] = "/tmp/throttle_test.pairs.XXXXXX";
@@ -544,8 +547,7 @@ static int tt_throttle_sim(const struct tt_cpu *t, const char *sem,
 		return -1;
 	}
 	for (i = 0; i < t->n; i++)
-		if (t->r[i].type == KPROF_RECORD_SAMPLE &&
-		    !(t->r[i].misc & KPROF_MISC_NMI))
+		if (t->r[i].type == KPROF_RECORD_SAMPLE && t->r[i].period)
 			fprintf(f, "%llu %llu\n", t->r[i].time, t->r[i].cost);
 	if (fclose(f)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -555,8 +557,8 @@ static int tt_throttle_sim(const struct tt_cpu *t, const char *sem,
 	tt_kprofcat(kc, sizeof(kc));
 	snprintf(cmd, sizeof(cmd),
 		 "%s throttle-sim --hz %d --max-sample-rate %d --cpu-time-max-percent %d --semantics %s < %s",
-		 kc, TT_HZ, KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE,
-		 KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT, sem, path);
+		 kc, TT_HZ, rate, KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT,
+		 sem, path);
 	f = popen(cmd, "r");
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", cmd, strerror(errno));
@@ -656,7 +658,8 @@ static unsigned int tt_one_cpu(const struct kp_buffers *b)
  * records: asserted 0), --semantics ge must also print the module's
  * THROTTLE records exactly (time, tick, interrupts) and its lowerings.
  */
-TEST_F_TIMEOUT(throttle, cost_lowering, 90)
+static void tt_cost_lowering(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(throttle) *self, int pmu_type)
 {
 	__u64 tick_nsec = kprof_throttle_tick_nsec(TT_HZ);
 	const struct tt_rec *last_low = NULL, *prev_sample = NULL;
@@ -671,18 +674,26 @@ TEST_F_TIMEOUT(throttle, cost_lowering, 90)
 	struct kp_cpu *c;
 	char err[8400];
 
-	KP_RETURN_IF_SKIPPED();
 	one = tt_one_cpu(&self->b);
 	kp_cfg_init(&cfg, TT_PERIOD_NS);
+	if (pmu_type >= 0) {
+		/* The stand-in counts ns: the same 10 kHz, in NMIs. */
+		cfg.type = (__u32)pmu_type;
+		cfg.config = 0;
+	}
 	cfg.flags = 0;
 	cfg.buffer_pages = 256;
 	cfg.watermark = 4096;
 	kp_cfg_add_cpu(&cfg, one);
 	ASSERT_EQ(0, kp_set_config(self->fd, &cfg))
 		TH_LOG("SET_CONFIG: %s", strerror(errno));
-	/* cpu-clock: the kernel would not feed its cost; the knob does. */
+	/*
+	 * cpu-clock: the kernel would not feed its cost, the knob does; PMU
+	 * NMIs feed by default.
+	 */
 	ASSERT_EQ(0, tt_set_throttle_flags(self->fd, KPROF_THROTTLE_GE, 100000,
 					   25, 20000,
+					   pmu_type >= 0 ? 0 :
 					   KPROF_THROTTLE_F_FEED_CLOCK))
 		TH_LOG("SET_THROTTLE: %s", strerror(errno));
 	ASSERT_EQ(0, tt_run_on(_metadata, self->fd, &self->b, self->spin,
@@ -699,11 +710,16 @@ TEST_F_TIMEOUT(throttle, cost_lowering, 90)
 	kp_page_counters(c, &k);
 	ASSERT_EQ(0ULL, k.lost_full) TH_LOG("buffer too small for the test");
 	ASSERT_EQ(0ULL, k.lost_nested);
-	ASSERT_EQ(0ULL, k.nmi_samples);
+	/* Every stand-in overflow is an NMI, no cpu-clock one is. */
+	ASSERT_EQ(pmu_type >= 0 ? k.samples : 0ULL, k.nmi_samples);
 
-	ASSERT_EQ(0, tt_throttle_sim(t, "shadow", &shadow, err, sizeof(err)))
+	ASSERT_EQ(0, tt_throttle_sim(t, "shadow",
+				     KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE,
+				     &shadow, err, sizeof(err)))
 		TH_LOG("%s", err);
-	ASSERT_EQ(0, tt_throttle_sim(t, "ge", &ge, err, sizeof(err)))
+	ASSERT_EQ(0, tt_throttle_sim(t, "ge",
+				     KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE,
+				     &ge, err, sizeof(err)))
 		TH_LOG("%s", err);
 
 	for (i = 0; i < t->n; i++) {
@@ -803,6 +819,29 @@ TEST_F_TIMEOUT(throttle, cost_lowering, 90)
 	EXPECT_GE(last_low->low.max_samples_per_tick, most);
 	EXPECT_GE(last_low->low.max_sample_rate * (last_tick - first_tick + 1) *
 		  tick_nsec, nr * 1000000000ULL);
+}
+
+TEST_F_TIMEOUT(throttle, cost_lowering, 90)
+{
+	KP_RETURN_IF_SKIPPED();
+	tt_cost_lowering(_metadata, self, -1);
+}
+
+/*
+ * The same on the PMU stand-in (tests/vm/run --testpmu) in period mode:
+ * NMI overflows feed by default, and kprof drops the overflows of a
+ * throttled tick instead of stopping the counter (kprof_throttle_way()),
+ * which the replay sees as the overflows that did not happen.
+ */
+TEST_F_TIMEOUT(throttle, cost_lowering_testpmu, 90)
+{
+	int type;
+
+	KP_RETURN_IF_SKIPPED();
+	type = tp_type();
+	if (type < 0)
+		SKIP(return, "no PMU stand-in (tests/vm/run --testpmu)");
+	tt_cost_lowering(_metadata, self, type);
 }
 
 /*
@@ -1014,6 +1053,211 @@ TEST_F_TIMEOUT(kthrottle, kernel_limit, 60)
 		EXPECT_LE(segs, exact * 10) TH_LOG("CPU %u", cpu);
 	}
 	ASSERT_LT(0U, checked);
+}
+
+/*
+ * Frequency mode on the PMU stand-in, where the kernel's own throttle and
+ * its tick's period adjustment act on kprof's event for real: -F 1500
+ * under kprof's max_sample_rate 2000 (8 per tick at HZ 250).  Each START
+ * creates the events afresh, so frequency mode starts at the smallest
+ * period again (the stand-in clamps it to 10 us: 400 overflows per tick)
+ * and bursts until the tick has adjusted it: kprof's limit trips, kprof
+ * throttles inside the overflow (kprof_throttle_way()) and the kernel's
+ * tick restarts the counter.  Variant both_limits sets
+ * kernel.perf_event_max_sample_rate to 2000 as well, so the kernel's
+ * limit trips too - at the same overflow as kprof's or, the two ticks
+ * being out of phase, at its own (a counter the kernel restarts before
+ * kprof's tick ends keeps running while kprof drops its overflows, and
+ * the kernel counts them).  Variant kprof_limit sets it to 1000000:
+ * 4000 per tick, where the stand-in's smallest period (10 us) allows at
+ * most TICK_NSEC / 10 us = 400 overflows per tick, so the kernel's limit
+ * cannot trip.  The kernel's cost controller is off (percent 0), so its
+ * limit stays what the variant sets.
+ *
+ * Ten runs in a row, each asserting: no WARN (the test bed fails the
+ * whole run on one: x86's start/stop checks are the stand-in's),
+ * overflows conserved exactly, LOST records covering every loss, the
+ * throttle counters equal to the records, and no tick of local_clock()
+ * with more than 8 samples on a CPU.  Whether a run throttles depends on
+ * where in a tick START falls (the burst's first 8 overflows take about
+ * 1.5 ms of the 4 ms tick, then the period grows fast), so throttles are
+ * asserted over the ten runs, not in each; so is the kernel's limit,
+ * seen tripping with both_limits and never with kprof_limit.  While
+ * kprof's limits stay as set (no RATE_LOWERED on any CPU in the run),
+ * `kprofcat throttle-sim` fed a CPU's SAMPLE times must print exactly
+ * that CPU's THROTTLE records that name kprof's limit (time, tick,
+ * interrupts): the overflows the kernel throttled or kprof dropped are
+ * in neither.
+ */
+#define TT_PMU_RUNS	10
+#define TT_PMU_RATE	2000
+#define TT_PMU_FREQ	1500
+#define TT_PMU_NO_KLIMIT 1000000	/* 4000 per tick: see above */
+
+FIXTURE(pmu) {
+	int fd;
+	struct kp_buffers b;
+	long old_rate, old_pct;
+	int type;
+};
+
+FIXTURE_VARIANT(pmu) {
+	int kernel_limit;
+};
+
+FIXTURE_VARIANT_ADD(pmu, kprof_limit) { .kernel_limit = 0 };
+FIXTURE_VARIANT_ADD(pmu, both_limits) { .kernel_limit = 1 };
+
+FIXTURE_SETUP(pmu)
+{
+	memset(tt_cpus, 0, sizeof(tt_cpus));
+	self->old_rate = -1;
+	self->fd = -1;
+	self->type = tp_type();
+	if (self->type < 0)
+		SKIP(return, "no PMU stand-in (tests/vm/run --testpmu)");
+	self->fd = kp_open();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s (kprof.ko not loaded?)", KP_DEV,
+		     strerror(errno));
+	kp_stop(self->fd);
+	ASSERT_EQ(0, tt_sysctl_read(TT_RATE, &self->old_rate));
+	ASSERT_EQ(0, tt_sysctl_read(TT_PCT, &self->old_pct));
+	ASSERT_EQ(0, tt_kernel_rate_write(variant->kernel_limit ? TT_PMU_RATE :
+					  TT_PMU_NO_KLIMIT, 0));
+	/* kprof: 8 per tick; its 25% of 500 us allows 125 us per sample. */
+	ASSERT_EQ(0, tt_set_throttle(self->fd, TT_PMU_RATE, 25, 0));
+}
+
+FIXTURE_TEARDOWN(pmu)
+{
+	unsigned int i;
+
+	if (self->fd >= 0) {
+		kp_stop(self->fd);
+		tt_set_throttle(self->fd, KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE,
+				KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT, 0);
+		kp_close(self->fd, &self->b);
+	}
+	if (self->old_rate >= 0 &&
+	    tt_kernel_rate_write(self->old_rate, self->old_pct))
+		TH_LOG("could not restore %s to %ld", TT_RATE, self->old_rate);
+	for (i = 0; i < TT_MAX_CPUS; i++)
+		free(tt_cpus[i].r);
+}
+
+/* CPU @t's THROTTLE records naming kprof's limit == throttle-sim's. */
+static void tt_pmu_replay(struct __test_metadata *_metadata,
+			  const struct tt_cpu *t, unsigned int cpu)
+{
+	struct tt_sim ge = { 0 };
+	size_t i, nt = 0;
+	char err[8400];
+
+	ASSERT_EQ(0, tt_throttle_sim(t, "ge", TT_PMU_RATE, &ge, err,
+				     sizeof(err)))
+		TH_LOG("%s", err);
+	for (i = 0; i < t->n; i++) {
+		const struct tt_rec *r = &t->r[i];
+		const struct tt_sim_line *x;
+
+		if (r->type != KPROF_RECORD_THROTTLE ||
+		    !(r->misc & KPROF_MISC_THROTTLE_OWN))
+			continue;
+		x = tt_sim_nth(&ge, 't', nt);
+		EXPECT_NE(NULL, x)
+			TH_LOG("CPU %u: THROTTLE %zu at %llu: throttle-sim predicts only %zu",
+			       cpu, nt, r->time, nt);
+		if (x)
+			EXPECT_TRUE(r->time == x->t && r->tick == x->tick &&
+				    r->interrupts == x->interrupts)
+				TH_LOG("CPU %u: THROTTLE %zu at %llu tick %llu interrupts %llu, sim %llu %llu %llu",
+				       cpu, nt, r->time, r->tick, r->interrupts,
+				       x->t, x->tick, x->interrupts);
+		nt++;
+	}
+	EXPECT_EQ(tt_sim_count(&ge, 't'), nt) TH_LOG("CPU %u", cpu);
+	free(ge.l);
+}
+
+TEST_F_TIMEOUT(pmu, freq_throttles, 120)
+{
+	__u64 kernel = 0, replayed = 0, all_throttles = 0;
+	struct kprof_config cfg;
+	unsigned int run, cpu;
+
+	KP_RETURN_IF_SKIPPED();
+	kp_cfg_init(&cfg, TT_PMU_FREQ);
+	cfg.type = (__u32)self->type;
+	cfg.config = 0;
+	cfg.buffer_pages = 256;
+	cfg.watermark = 4096;
+	ASSERT_EQ(0, kp_set_config(self->fd, &cfg))
+		TH_LOG("SET_CONFIG: %s", strerror(errno));
+
+	for (run = 0; run < TT_PMU_RUNS; run++) {
+		__u64 throttles = 0, lowered = 0, samples = 0;
+		double end;
+
+		for (cpu = 0; cpu < TT_MAX_CPUS; cpu++) {
+			free(tt_cpus[cpu].r);
+			memset(&tt_cpus[cpu], 0, sizeof(tt_cpus[cpu]));
+		}
+		ASSERT_EQ(0, kp_map(&self->b, self->fd)) TH_LOG("%s", self->b.err);
+		ASSERT_EQ(0, kp_start(self->fd)) TH_LOG("START: %s", strerror(errno));
+		end = kp_now() + 0.5;
+		while (kp_now() < end) {
+			kp_sleep_ms(50);
+			ASSERT_EQ(0, tt_drain(&self->b)) TH_LOG("%s", self->b.err);
+		}
+		ASSERT_EQ(0, kp_stop(self->fd));
+		ASSERT_EQ(0, tt_drain(&self->b)) TH_LOG("%s", self->b.err);
+		ASSERT_EQ(0, kp_check_conserved_all(&self->b, 1))
+			TH_LOG("run %u: %s", run, self->b.err);
+
+		for (cpu = 0; cpu < self->b.nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++) {
+			struct kp_cpu *c = &self->b.cpus[cpu];
+			struct kprof_counters k;
+			__u64 nr, most;
+
+			if (!c->base || !kp_cpu_online(cpu))
+				continue;
+			tt_check_counters(_metadata, c);
+			kp_page_counters(c, &k);
+			EXPECT_EQ(k.samples, k.nmi_samples) TH_LOG("CPU %u", cpu);
+			/* Lowerings only lower it. */
+			most = tt_max_per_tick(&tt_cpus[cpu],
+					       kprof_throttle_tick_nsec(TT_HZ),
+					       0, &nr);
+			EXPECT_GE((__u64)(TT_PMU_RATE / TT_HZ), most)
+				TH_LOG("run %u CPU %u: %llu samples in a tick",
+				       run, cpu, most);
+			throttles += k.throttles;
+			kernel += k.kernel_throttles;
+			lowered += k.lowerings;
+			samples += k.samples;
+		}
+		TH_LOG("run %u: %llu samples, %llu throttled ticks, %llu lowerings",
+		       run, samples, throttles, lowered);
+		all_throttles += throttles;
+		/* Per-CPU replay needs limits no CPU lowered meanwhile. */
+		if (!lowered) {
+			for (cpu = 0; cpu < self->b.nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++)
+				if (self->b.cpus[cpu].base && kp_cpu_online(cpu))
+					tt_pmu_replay(_metadata, &tt_cpus[cpu], cpu);
+			replayed++;
+		}
+		kp_unmap(&self->b);
+	}
+	TH_LOG("%llu of %u runs replayed through throttle-sim; the kernel's limit tripped in %llu throttled ticks",
+	       replayed, TT_PMU_RUNS, kernel);
+	EXPECT_LT(0ULL, replayed) TH_LOG("every run lowered: nothing replayed");
+	EXPECT_LT(0ULL, all_throttles) TH_LOG("no run throttled");
+	if (variant->kernel_limit) {
+		EXPECT_LT(0ULL, kernel) TH_LOG("the kernel's limit never tripped");
+	} else {
+		EXPECT_EQ(0ULL, kernel) TH_LOG("the kernel's limit tripped");
+	}
 }
 
 /* Run "kprofcat ARGS" on cpu-clock; its status and stderr in @out. */
