@@ -5,10 +5,11 @@
  * common/kprof_throttle.h decides (a pure model of perf's two limits);
  * this file does what the decisions require on this kernel: detect the
  * kernel's own per-tick throttle of our event, write the THROTTLE,
- * UNTHROTTLE, KERNEL_THROTTLED, WOULD_THROTTLE and RATE_LOWERED records,
- * stop the event from irq_work and restart it from an hrtimer at the next
- * tick.  The overflow handler (kprof_sample.c) calls in from hardirq or
- * NMI context: same rules as there, no locks, no allocation, no printk.
+ * UNTHROTTLE, WOULD_THROTTLE and RATE_LOWERED records, and stop the event
+ * the way kprof_throttle_way() says (for clock events from irq_work, with
+ * the restart from an hrtimer at the next tick).  The overflow handler
+ * (kprof_sample.c) calls in from hardirq or NMI context: same rules as
+ * there, no locks, no allocation, no printk.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

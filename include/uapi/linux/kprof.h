@@ -442,9 +442,10 @@ struct kprof_cpu_stats {
  * START: EBUSY while running.  Creates the event of every selected online
  * CPU; if one fails (ENOENT or EOPNOTSUPP for a hardware event without a
  * PMU, ...) the others are released, its errno is returned and nothing
- * runs.  START zeroes the counters (seq restarts at 1); data_head and
- * data_tail carry on.  Selected CPUs that are offline get their event when
- * they come online.
+ * runs.  START zeroes the counters (seq restarts at 1), but for losses
+ * the last STOP could not report (see LOST), which it carries into the
+ * new run; data_head and data_tail carry on.  Selected CPUs that are
+ * offline get their event when they come online.
  *
  * STOP: returns 0, also when not running.  Counters are final on return
  * and the last LOST record is in the buffer.  Sampling also stops when the
