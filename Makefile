@@ -19,7 +19,9 @@ ifeq ($(origin KDIR),undefined)
   ifneq ($(wildcard /lib/modules/$(shell uname -r)/build/Makefile),)
     KDIR := /lib/modules/$(shell uname -r)/build
   else
-    KDIR := /usr/src/linux-headers-$(call kver,6.1)
+    # The headers scripts/deps installs: the cloud meta-package's target.
+    KDIR := /usr/src/$(firstword $(shell dpkg-query -W -f='$${Depends}' \
+		linux-headers-cloud-amd64 2>/dev/null))
   endif
 endif
 
@@ -40,6 +42,35 @@ DEPS_OK := $(and $(wildcard $(KPROF_CACHE)/kernels/6.1/current/vmlinuz), \
 	$(shell command -v qemu-system-x86_64), $(shell command -v busybox), \
 	$(shell command -v sparse), $(shell command -v prove))
 NEED_DEPS := $(if $(DEPS_OK),,deps)
+
+# A fresh machine has none of the above, and the values computed from the
+# cache (KDIR, the kernel releases) are only right once it is filled.  So
+# when something is missing, every entry target first runs scripts/deps
+# through an included makefile: make remakes it, then restarts and reads
+# this file again with the cache in place.  One restart at most
+# (MAKE_RESTARTS), so a deps run that leaves something missing fails in
+# the build that needs it instead of looping.
+# Building alone (`make`, kmod, user: what a real test machine runs) needs
+# only the compilers, libdw and kernel headers (`scripts/deps --build`).
+GOALS := $(or $(MAKECMDGOALS),all)
+BUILD_GOALS := all kmod user
+BUILD_OK := $(and $(wildcard $(KDIR)/Makefile), \
+	$(wildcard /usr/include/elfutils/libdwfl.h), $(shell command -v cc))
+ifeq ($(filter-out $(BUILD_GOALS),$(GOALS)),)
+  DEPS_RUN := $(if $(BUILD_OK),,scripts/deps --build)
+else ifneq ($(filter-out deps clean,$(GOALS)),)
+  DEPS_RUN := $(if $(DEPS_OK),,scripts/deps)
+endif
+ifneq ($(DEPS_RUN),)
+ifeq ($(MAKE_RESTARTS),)
+-include build/deps-ran.mk
+endif
+endif
+.PHONY: FORCE
+build/deps-ran.mk: FORCE
+	@echo "make: dependencies missing; running $(DEPS_RUN) first" >&2
+	@$(DEPS_RUN)
+	@mkdir -p build && echo '# $(DEPS_RUN) ran; see the top-level Makefile' >$@
 
 HOST_TESTS := $(patsubst %.c,%,$(wildcard tests/host/*_test.c))
 VM_KERNELS := 6.1 6.12
@@ -65,6 +96,7 @@ user:
 # into build/<series>/testpmu/, with kprof.ko, as tests/vm/run builds them.
 tests: $(if $(wildcard user/Makefile),user) | $(NEED_DEPS)
 	$(MAKE) -C tests
+	$(MAKE) -C tests/experiments
 	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --testpmu --build-only || exit; done
 
 # `make lint` first (it is fast), then prove runs every entry as a program
@@ -107,10 +139,11 @@ experiment: tests | $(NEED_DEPS)
 
 # Benchmarks that print numbers against their perf peer; no pass/fail.
 bench: tests | $(NEED_DEPS)
-	bench/run
+	bench/run $(BENCH_FLAGS)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C user clean
 	-$(MAKE) -C tests clean
+	-$(MAKE) -C tests/experiments clean
 	rm -rf build

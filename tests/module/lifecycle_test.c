@@ -6,9 +6,10 @@
  *               wait for a sample, stop, unmap, close), then no vmalloc
  *               area or module reference is left behind.
  * start_stop_storm: two threads START and STOP as fast as they can while
- *               a third reads every buffer; only documented errors, the
- *               counters add up after the final STOP, and a session
- *               after the storm is exactly conserved.
+ *               a third reads every buffer, until STORM_STARTS STARTs and
+ *               STOPs have succeeded and a record was read; only
+ *               documented errors, the counters add up after the final
+ *               STOP, and a session after the storm is exactly conserved.
  */
 #include "kprof_test.h"
 
@@ -18,7 +19,14 @@
 #include "kselftest_harness.h"
 
 #define LOAD_CYCLES	200
-#define STORM_MS	2000
+/*
+ * The storm is bounded by work, not time: it ends once STORM_STARTS
+ * STARTs and as many STOPs have succeeded (each START/STOP pair creates
+ * and releases every CPU's event, ~10x slower on PREEMPT_RT than on the
+ * stock kernels, so no rate is assumed).  A storm that stops making
+ * progress is a hang, which the test's timeout reports.
+ */
+#define STORM_STARTS	20
 
 static long vmalloc_areas(void)
 {
@@ -56,7 +64,7 @@ static int one_session(char *err, size_t len)
 			 b.err);
 		goto out;
 	}
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < KP_PROGRESS_MS; i++) {
 		if (kp_drain(&b) < 0) {
 			snprintf(err, len, "%s", b.err);
 			goto out;
@@ -155,6 +163,9 @@ struct storm {
 	int reader_failed;
 };
 
+/* The counters are written by the togglers while the main thread polls. */
+#define READ_ONCE_UL(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
+
 struct toggler {
 	struct storm *s;
 	int id;
@@ -169,7 +180,8 @@ static void *toggle(void *arg)
 	while (!s->stop && !s->bad_errno[t->id]) {
 		if (rand_r(&seed) & 1) {
 			if (!kp_start(s->fd))
-				s->starts[t->id]++;
+				__atomic_fetch_add(&s->starts[t->id], 1,
+						   __ATOMIC_RELAXED);
 			else if (errno == EBUSY)	/* already running */
 				s->busy[t->id]++;
 			else
@@ -177,7 +189,8 @@ static void *toggle(void *arg)
 				s->bad_errno[t->id] = errno;
 		} else {
 			if (!kp_stop(s->fd))
-				s->stops[t->id]++;
+				__atomic_fetch_add(&s->stops[t->id], 1,
+						   __ATOMIC_RELAXED);
 			else
 				s->bad_op[t->id] = "STOP",
 				s->bad_errno[t->id] = errno;
@@ -197,7 +210,7 @@ static void *reader(void *arg)
 			s->reader_failed = 1;
 			break;
 		}
-		s->records += n;
+		__atomic_fetch_add(&s->records, n, __ATOMIC_RELAXED);
 		usleep(500);
 	}
 	return NULL;
@@ -228,10 +241,11 @@ FIXTURE_TEARDOWN(storm)
 	kp_close(self->fd, &self->b);
 }
 
-TEST_F_TIMEOUT(storm, start_stop, 60)
+TEST_F_TIMEOUT(storm, start_stop, 120)
 {
 	struct storm s = { .fd = self->fd, .b = &self->b };
 	struct toggler t[2] = { { &s, 0 }, { &s, 1 } };
+	double t0 = kp_now();
 	pthread_t th[3];
 	int i;
 
@@ -239,20 +253,24 @@ TEST_F_TIMEOUT(storm, start_stop, 60)
 	ASSERT_EQ(0, pthread_create(&th[0], NULL, toggle, &t[0]));
 	ASSERT_EQ(0, pthread_create(&th[1], NULL, toggle, &t[1]));
 	ASSERT_EQ(0, pthread_create(&th[2], NULL, reader, &s));
-	kp_sleep_ms(STORM_MS);
+	while (!s.bad_errno[0] && !s.bad_errno[1] && !s.reader_failed &&
+	       (READ_ONCE_UL(s.starts[0]) + READ_ONCE_UL(s.starts[1]) < STORM_STARTS ||
+		READ_ONCE_UL(s.stops[0]) + READ_ONCE_UL(s.stops[1]) < STORM_STARTS ||
+		!__atomic_load_n(&s.records, __ATOMIC_RELAXED)))
+		kp_sleep_ms(10);
 	s.stop = 1;
 	for (i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
 
-	TH_LOG("START %lu+%lu (EBUSY %lu+%lu), STOP %lu+%lu, %ld records read",
+	TH_LOG("START %lu+%lu (EBUSY %lu+%lu), STOP %lu+%lu, %ld records read, in %.2f s",
 	       s.starts[0], s.starts[1], s.busy[0], s.busy[1], s.stops[0],
-	       s.stops[1], s.records);
+	       s.stops[1], s.records, kp_now() - t0);
 	i = s.bad_errno[0] ? 0 : 1;
 	ASSERT_EQ(0, s.bad_errno[i])
 		TH_LOG("thread %d: %s: %s", i, s.bad_op[i],
 		       strerror(s.bad_errno[i]));
 	ASSERT_EQ(0, s.reader_failed) TH_LOG("%s", self->b.err);
-	ASSERT_LT(10UL, s.starts[0] + s.starts[1]);
+	ASSERT_LE(STORM_STARTS, s.starts[0] + s.starts[1]);
 
 	ASSERT_EQ(0, kp_stop(self->fd));
 	ASSERT_LE(0, kp_drain(&self->b)) TH_LOG("%s", self->b.err);

@@ -3,9 +3,14 @@
  * Sample content acceptance: cpu-clock at 1 kHz on CPUs 0 and 1 with
  * callchains while tests/progs/spin burns CPU (tid, IP in its text, user
  * chain through main) and while tests/progs/sysloop makes system calls
- * (kernel chains inside kernel text, through do_syscall_64).
+ * (kernel chains inside kernel text, through do_syscall_64).  The
+ * *_testpmu variants do the same on the PMU stand-in (tests/testpmu/,
+ * tests/vm/run --testpmu) at 1 kHz through the kernel's frequency
+ * adjustment (the programs keep the CPUs busy, so the tick that adjusts
+ * the period runs), where every sample is taken in NMI context.
  */
 #include "kprof_test.h"
+#include "testpmu.h"
 
 #include <elf.h>
 #include <limits.h>
@@ -270,7 +275,7 @@ static int wait_exec(pid_t pid, const char *path)
 	if (!realpath(path, real))
 		return -1;
 	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
-	for (i = 0; i < 2000; i++) {
+	for (i = 0; i < KP_PROGRESS_MS; i++) {
 		ssize_t n = readlink(link, exe, sizeof(exe) - 1);
 
 		if (n > 0) {
@@ -293,6 +298,7 @@ FIXTURE(sample) {
 FIXTURE_VARIANT(sample) {
 	const char *prog;
 	int want_user;		/* spin: user-mode checks; sysloop: kernel */
+	int testpmu;		/* on the PMU stand-in, not cpu-clock */
 };
 
 FIXTURE_VARIANT_ADD(sample, spin) {
@@ -303,6 +309,18 @@ FIXTURE_VARIANT_ADD(sample, spin) {
 FIXTURE_VARIANT_ADD(sample, sysloop) {
 	.prog = "sysloop",
 	.want_user = 0,
+};
+
+FIXTURE_VARIANT_ADD(sample, spin_testpmu) {
+	.prog = "spin",
+	.want_user = 1,
+	.testpmu = 1,
+};
+
+FIXTURE_VARIANT_ADD(sample, sysloop_testpmu) {
+	.prog = "sysloop",
+	.want_user = 0,
+	.testpmu = 1,
 };
 
 FIXTURE_SETUP(sample)
@@ -318,7 +336,14 @@ FIXTURE_SETUP(sample)
 		SKIP(return, "/proc/kallsyms has no usable _stext/_etext/do_syscall_64 (kptr_restrict?)");
 	kp_stop(self->fd);
 
-	kp_cfg_init(&cfg, FREQ);
+	if (!variant->testpmu) {
+		kp_cfg_init(&cfg, FREQ);
+	} else {
+		if (tp_cfg_init(&cfg, FREQ))
+			SKIP(return, "no %s (load it: tests/vm/run --testpmu)", TP_SYSFS);
+		cfg.flags |= KPROF_CFG_FREQ;
+		cfg.sample = FREQ;
+	}
 	kp_cfg_add_cpu(&cfg, 0);
 	kp_cfg_add_cpu(&cfg, 1);
 	cfg.flags |= KPROF_CFG_CALLCHAIN_KERNEL | KPROF_CFG_CALLCHAIN_USER;
@@ -377,9 +402,9 @@ TEST_F_TIMEOUT(sample, program, 60)
 	ASSERT_LT(0, t->pid);
 	ASSERT_EQ(0, wait_exec(t->pid, self->prog));
 	/* exec switches the exe link before it maps the new image. */
-	for (i = 0; i < 2000 && locate_target(t, self->prog); i++)
+	for (i = 0; i < KP_PROGRESS_MS && locate_target(t, self->prog); i++)
 		usleep(1000);
-	ASSERT_GT(2000, i)
+	ASSERT_GT(KP_PROGRESS_MS, i)
 		TH_LOG("no executable mapping of %s / main symbol", self->prog);
 
 	for (;;) {
@@ -414,12 +439,19 @@ TEST_F_TIMEOUT(sample, program, 60)
 		} else {
 			EXPECT_LT(0ULL, c->samples) TH_LOG("CPU %u", cpu);
 		}
+		/* The stand-in delivers every overflow as an NMI. */
+		if (variant->testpmu)
+			EXPECT_EQ(c->samples, c->nmi_samples) TH_LOG("CPU %u", cpu);
 	}
 	ASSERT_EQ(0, kp_check_conserved_all(&self->b, 1))
 		TH_LOG("%s", self->b.err);
 
-	/* ~RUN_SECONDS * FREQ expected; TCG and a loaded host get slack. */
-	ASSERT_LE(RUN_SECONDS * FREQ / 6ULL, t->samples);
+	/*
+	 * Enough samples for the 9/10 ratios below to say something; the
+	 * count itself depends on the emulator's speed and is only logged
+	 * (RUN_SECONDS * FREQ nominal).
+	 */
+	ASSERT_LE(100ULL, t->samples);
 	EXPECT_EQ(0ULL, t->chain_start_bad) TH_LOG("chains not starting at the sample IP");
 	if (variant->want_user) {
 		ASSERT_LE(t->samples * 9 / 10, t->user);

@@ -2,7 +2,8 @@
 /*
  * Helpers for in-VM tests on the PMU stand-in (tests/testpmu/, loaded by
  * `tests/vm/run --testpmu`): its perf type, its NMI statistics, its
- * nmi_cost_ns knob, and the perf sysctls its NMIs move.
+ * nmi_cost_ns knob, the perf sysctls its NMIs move, and kprof requests
+ * on it.
  *
  * Under TCG one NMI costs 10-20 us against perf's 2.5 us budget, so the
  * kernel's controller lowers kernel.perf_event_max_sample_rate even with
@@ -20,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+
+#include "kprof_test.h"
 
 #define TP_SYSFS	"/sys/bus/event_source/devices/kprof_testpmu"
 #define TP_PARAM	"/sys/module/kprof_testpmu/parameters/nmi_cost_ns"
@@ -78,6 +81,23 @@ static inline int tp_reset_sysctls(void)
 	int ret = tp_write_u64(TP_MAX_PERCENT, TP_DEFAULT_PERCENT);
 
 	return ret ?: tp_write_u64(TP_MAX_RATE, TP_DEFAULT_RATE);
+}
+
+/*
+ * The kernel's cost controller off (perf_cpu_time_max_percent=0, the
+ * per-tick limit stays at the default rate's 400), for tests of kprof's
+ * capture on the stand-in rather than of the kernel's throttle: under TCG
+ * an NMI costs more than perf's 2.5 us budget, the controller lowers the
+ * rate until the per-tick limit throttles kprof's counter, and a counter
+ * throttled on a tickless idle CPU stays stopped until that CPU ticks
+ * again.  (How kprof reports the kernel's throttle of its counter is
+ * issue #13's.)  tp_reset_sysctls() turns it back on.
+ */
+static inline int tp_controller_off(void)
+{
+	int ret = tp_reset_sysctls();
+
+	return ret ?: tp_write_u64(TP_MAX_PERCENT, 0);
 }
 
 struct tp_stats {
@@ -164,6 +184,30 @@ static inline int tp_run(const char *cmd, char *out, size_t len)
 		;
 	st = pclose(p);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * kp_cfg_init()'s request (kprof_test.h) on the stand-in instead of
+ * cpu-clock, at @freq Hz as a fixed period of 1e9/@freq ns (config 0
+ * counts ns): what perf itself turns -F into for cpu-clock.  Frequency
+ * mode is left to tests that keep their CPUs busy: the stand-in counts
+ * through idle (as cpu-clock does, unlike cycles), and the kernel's
+ * per-tick period estimate assumes one tick of counting per tick, which
+ * a CPU leaving tickless idle breaks (the rate dips until the
+ * per-overflow estimate pulls it back).  0, or -1 without the stand-in.
+ */
+static inline int tp_cfg_init(struct kprof_config *cfg, __u64 freq)
+{
+	int type = tp_type();
+
+	if (type < 0 || !freq)
+		return -1;
+	kp_cfg_init(cfg, freq);
+	cfg->type = type;
+	cfg->config = 0;
+	cfg->flags &= ~KPROF_CFG_FREQ;
+	cfg->sample = 1000000000ULL / freq;
+	return 0;
 }
 
 #endif /* KPROF_TESTPMU_H */
