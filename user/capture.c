@@ -28,6 +28,7 @@ struct capture_reader {
 	char *path;
 	unsigned char *buf;
 	size_t cap;
+	char writer[17];
 };
 
 static void put(struct capture_writer *w, const void *p, size_t len)
@@ -58,6 +59,7 @@ struct capture_writer *capture__create(const char *path)
 		return NULL;
 	}
 	memcpy(h.magic, KPCAP_MAGIC, sizeof(h.magic));
+	strncpy(h.writer, KPROF_VERSION, sizeof(h.writer));
 	put(w, &h, sizeof(h));
 	return w;
 }
@@ -185,6 +187,7 @@ struct capture_reader *capture__open(const char *path)
 	}
 	if (fseek(r->f, h.header_size, SEEK_SET))
 		goto fail;
+	memcpy(r->writer, h.writer, sizeof(h.writer));
 	return r;
 fail:
 	capture__close_reader(r);
@@ -199,6 +202,11 @@ void capture__close_reader(struct capture_reader *r)
 	free(r->buf);
 	free(r->path);
 	free(r);
+}
+
+const char *capture__writer_version(const struct capture_reader *r)
+{
+	return r->writer;
 }
 
 int capture__rewind(struct capture_reader *r)

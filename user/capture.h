@@ -7,7 +7,11 @@
  *	struct kpcap_header	64 bytes: magic "KPROFCAP", version (1),
  *				header_size (64), abi_version (the
  *				KPROF_ABI_VERSION the records follow), flags
- *				(0), reserved (0)
+ *				(0), writer (the writing kprofcat's project
+ *				version, NUL-padded; zeros in files written
+ *				before it had one: old readers ignore it, as
+ *				they never looked at these reserved bytes),
+ *				reserved (0)
  *	sections, each:
  *		struct kpcap_section { u32 type; u32 arg; u64 size; }
  *		size bytes of payload, then zeros up to a multiple of 8
@@ -60,7 +64,8 @@ struct kpcap_header {
 	uint32_t header_size;
 	uint32_t abi_version;
 	uint32_t flags;
-	uint64_t reserved[5];
+	char writer[16];	/* KPROF_VERSION of the writer, NUL-padded */
+	uint64_t reserved[3];
 };
 
 struct kpcap_section {
@@ -103,6 +108,8 @@ int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
 		  const void **data, size_t *len);
 /* PEV payload to a struct pev (path points into DATA).  -EBADMSG. */
 int capture__pev(const void *data, size_t len, struct pev *e);
+/* The writer's version from the header ("" when it predates it). */
+const char *capture__writer_version(const struct capture_reader *r);
 /* Whether PATH starts with the capture magic. */
 int capture__is_capture(const char *path);
 
