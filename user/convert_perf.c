@@ -271,11 +271,12 @@ static void setup_attr(struct perf_out *p)
 	const struct convert_input *in = p->in;
 	struct kprof_config cfg = { .size = sizeof(cfg) };
 	struct perf_event_attr *a = &p->attr;
+	int sample_given = 0;	/* the capture's own sample wins */
 
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
 	/* Unknown names (rNNNN, older captures): cpu-clock's numbers, the capture's name. */
-	if (!strcmp(in->event, "unknown") || config__parse_event(&cfg, in->event)) {
+	if (!strcmp(in->event, "unknown") || config__parse_event(&cfg, in->event, &sample_given)) {
 		cfg.type = PERF_TYPE_SOFTWARE;
 		cfg.config = PERF_COUNT_SW_CPU_CLOCK;
 	}
