@@ -21,13 +21,13 @@
  *			from there, kprof from each sample).
  *	LOST		PERF_RECORD_LOST, lost = full + nested + stopped +
  *			throttled.
- *	THROTTLE	PERF_RECORD_THROTTLE.
- *	KERNEL_THROTTLED PERF_RECORD_THROTTLE too: it is the record perf
- *			itself gets when the kernel's per-tick limit stops an
- *			event, and each one is ended by an UNTHROTTLE, so
- *			perf's THROTTLE count is throttles +
- *			kernel_throttles.  Which limit it was is lost (perf
- *			has no field for it): kprofcat -i shows it.
+ *	THROTTLE	PERF_RECORD_THROTTLE: one per throttled tick,
+ *			whichever limit(s) tripped (header.misc says which;
+ *			perf has no field for it, kprofcat -i shows it), so
+ *			perf's THROTTLE count is the throttles counter.
+ *	KERNEL_THROTTLED PERF_RECORD_THROTTLE too (captures of modules
+ *			before one THROTTLE per tick, which wrote it for the
+ *			kernel's limit and THROTTLE for kprof's).
  *	UNTHROTTLE	PERF_RECORD_UNTHROTTLE.
  *	RATE_LOWERED	dropped: perf has no record for it (the kernel only
  *			logs its own lowering to dmesg).
