@@ -183,9 +183,16 @@ enum kprof_throttle_way {
 	KPROF_THR_DROP,			/* PMU, fixed period */
 };
 
+/*
+ * Clock events by their PMU's context, not is_software_event():
+ * PERF_EV_CAP_SOFTWARE is set by perf_event_open() only, never for a
+ * perf_event_create_kernel_counter() event.  An in-overflow stop of a
+ * clock event would cancel the hrtimer from its own callback
+ * (perf_swevent_cancel_hrtimer(): hrtimer_cancel() waits for itself).
+ */
 static enum kprof_throttle_way kprof_throttle_way(struct perf_event *event)
 {
-	if (is_software_event(event))
+	if (event->pmu->task_ctx_nr == perf_sw_context)
 		return KPROF_THR_DEFERRED;
 	if (event->attr.freq && event->attr.sample_freq)
 		return KPROF_THR_IN_OVERFLOW;
