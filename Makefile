@@ -82,7 +82,8 @@ HOST_TESTS := $(patsubst %.c,%,$(wildcard tests/host/*_test.c))
 VM_KERNELS := 6.1 6.12
 CHECKPATCH := $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl
 LINT_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.[ch] common/*.h \
-	include/uapi/linux/*.h tests/vm/warn/*.c tests/module/kmod/*.c))
+	include/uapi/linux/*.h tests/vm/warn/*.c tests/module/kmod/*.c \
+	tests/testpmu/*.c))
 
 .PHONY: all kmod user tests deps check lint checkpatch sparse demo experiment bench clean \
 	dkms-check
@@ -98,10 +99,13 @@ kmod: | $(if $(wildcard $(KDIR)/Makefile),,deps)
 user:
 	$(MAKE) -C user
 
-# Test programs; they link user/libkprof.a when user/ provides one.
+# Test programs; they link user/libkprof.a when user/ provides one.  The
+# test-only PMU stand-in (tests/testpmu/) is built for each test-bed kernel
+# into build/<series>/testpmu/, with kprof.ko, as tests/vm/run builds them.
 tests: $(if $(wildcard user/Makefile),user) | $(NEED_DEPS)
 	$(MAKE) -C tests
 	$(MAKE) -C tests/experiments
+	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --testpmu --build-only || exit; done
 
 # `make lint` first (it is fast), then prove runs every entry as a program
 # (--exec ''): the host test binaries, the test bed's own tests, and one VM
@@ -111,8 +115,8 @@ tests: $(if $(wildcard user/Makefile),user) | $(NEED_DEPS)
 # tests/host/convert-check comes last: it also reads back the guest
 # captures the kernel entries exported.
 check: tests lint | $(NEED_DEPS)
-	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --build-only || exit; done
-	prove $(PROVE_FLAGS) --exec '' $(HOST_TESTS) tests/vm/selftest \
+	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --testpmu --build-only || exit; done
+	prove $(PROVE_FLAGS) --exec '' $(HOST_TESTS) tests/vm/selftest tests/vm/testpmu-selftest \
 		tests/host/dkms-check $(addprefix tests/vm/kernel-,$(VM_KERNELS)) \
 		tests/host/convert-check
 
@@ -132,9 +136,9 @@ checkpatch: | $(NEED_DEPS)
 # Sparse (C=2: check every file, built or not) on the 6.1 build tree;
 # any warning fails.
 sparse: | $(NEED_DEPS)
-	tests/vm/run --kernel 6.1 --warn-module --build-only
+	tests/vm/run --kernel 6.1 --warn-module --testpmu --build-only
 	@set -e; log=build/sparse.log; : >$$log; \
-	for d in build/6.1 build/6.1/warn build/6.1/tests/module/kmod; do \
+	for d in build/6.1 build/6.1/warn build/6.1/tests/module/kmod build/6.1/testpmu; do \
 		[ -f $$d/Kbuild ] || { echo "sparse: no $$d/Kbuild (no kmod/ yet?)"; continue; }; \
 		$(MAKE) -s -C /usr/src/linux-headers-$(call kver,6.1) M=$(CURDIR)/$$d \
 			C=2 W=1 modules >>$$log 2>&1 || { cat $$log; exit 1; }; \

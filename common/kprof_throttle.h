@@ -107,6 +107,7 @@ struct kprof_throttle_limits {
 struct kprof_throttle_cpu {
 	__u64	running_len;		/* running_sample_length */
 	__u64	tick;			/* tick of the last counted interrupt */
+	__u64	tick_start_ns;		/* its start: tick * tick_nsec */
 	__u64	interrupts;		/* hwc->interrupts in that tick */
 	__u32	throttled;		/* hwc->interrupts == MAX_INTERRUPTS */
 	__u32	would_throttle;		/* shadow: reported in this tick */
@@ -141,6 +142,21 @@ static inline __u64
 kprof_throttle_tick_of(const struct kprof_throttle_limits *l, __u64 now_ns)
 {
 	return kprof_throttle_div(now_ns, l->tick_nsec);
+}
+
+/*
+ * The tick of an interrupt at @now_ns on CPU @c, without a division while
+ * @now_ns lies in the tick of the CPU's last counted interrupt (the
+ * common case: the overflow handler runs this for every overflow).
+ */
+static inline __u64
+kprof_throttle_cpu_tick(const struct kprof_throttle_limits *l,
+			const struct kprof_throttle_cpu *c, __u64 now_ns)
+{
+	if (c->tick != KPROF_THROTTLE_NO_TICK && now_ns >= c->tick_start_ns &&
+	    now_ns - c->tick_start_ns < l->tick_nsec)
+		return c->tick;
+	return kprof_throttle_tick_of(l, now_ns);
 }
 
 /* False while pct is 0 or 100: perf_sample_event_took() does nothing. */
@@ -265,6 +281,7 @@ static inline void kprof_throttle_cpu_init(struct kprof_throttle_cpu *c)
 {
 	c->running_len = 0;
 	c->tick = KPROF_THROTTLE_NO_TICK;
+	c->tick_start_ns = 0;
 	c->interrupts = 0;
 	c->throttled = 0;
 	c->would_throttle = 0;
@@ -290,7 +307,7 @@ static inline bool kprof_throttle_unthrottle(const struct kprof_throttle_limits 
 					     struct kprof_throttle_cpu *c,
 					     __u64 now_ns, __u64 *restart_ns)
 {
-	if (!c->throttled || kprof_throttle_tick_of(l, now_ns) == c->tick)
+	if (!c->throttled || kprof_throttle_cpu_tick(l, c, now_ns) == c->tick)
 		return false;
 
 	c->throttled = 0;
@@ -329,7 +346,7 @@ static inline enum kprof_throttle_verdict
 kprof_throttle_interrupt(const struct kprof_throttle_limits *l,
 			 struct kprof_throttle_cpu *c, __u64 now_ns)
 {
-	__u64 tick = kprof_throttle_tick_of(l, now_ns);
+	__u64 tick = kprof_throttle_cpu_tick(l, c, now_ns);
 	/* int limit vs u64 count: converted as the kernel's compare does */
 	__u64 max = (__u64)(__s64)KPROF_THROTTLE_READ(l->max_samples_per_tick);
 	bool first = false;
@@ -342,6 +359,7 @@ kprof_throttle_interrupt(const struct kprof_throttle_limits *l,
 
 	if (tick != c->tick) {
 		c->tick = tick;
+		c->tick_start_ns = tick * l->tick_nsec;
 		c->interrupts = 1;
 		c->would_throttle = 0;
 		first = true;

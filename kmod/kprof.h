@@ -62,15 +62,25 @@ enum kprof_counter {
 	KPROF_CNT_HANDLER_NS,
 	KPROF_CNT_NMI_SAMPLES,
 	KPROF_CNT_WOULD_THROTTLES,
+	KPROF_CNT_OWN_THROTTLES,
+	KPROF_CNT_LOST_EVENTS,
 	KPROF_NR_COUNTERS
 };
 
-/* Causes of loss, in the order of the LOST record's fields. */
+/*
+ * What a LOST record reports, in the order of its fields: overflows lost
+ * by cause, then records other than SAMPLE that did not fit, by type.
+ */
 enum kprof_lost_cause {
 	KPROF_LOST_FULL,
 	KPROF_LOST_NESTED,
 	KPROF_LOST_STOPPED,
 	KPROF_LOST_THROTTLED,
+	KPROF_NR_LOST_OVERFLOWS,
+	KPROF_LOST_THROTTLE_REC = KPROF_NR_LOST_OVERFLOWS,
+	KPROF_LOST_UNTHROTTLE_REC,
+	KPROF_LOST_LOWERED_REC,
+	KPROF_LOST_WOULD_REC,
 	KPROF_NR_LOST
 };
 
@@ -110,6 +120,11 @@ struct kprof_cpu {
 	bool			active;		/* sampling: else lost_stopped */
 	local_t			nest;		/* handler nesting depth */
 	local_t			publish_gen;	/* bumped by every handler exit */
+	/*
+	 * Per nesting level: time spent in handlers nested inside the one
+	 * at that level, so that its cost does not count theirs again.
+	 */
+	u64			nested_ns[KPROF_NEST_LEVELS];
 	local64_t		count[KPROF_NR_COUNTERS];
 	local64_t		pending[KPROF_NR_LOST]; /* not yet in a LOST record */
 	unsigned long		nmi_pending;	/* a self-NMI is ours to claim */
@@ -122,7 +137,8 @@ struct kprof_cpu {
 	 */
 	struct kprof_throttle_cpu thr;
 	bool			thr_stopped;	/* kprof stopped the event */
-	bool			kthrottled;	/* KERNEL_THROTTLED written */
+	bool			kthrottled;	/* the kernel's limit holds it */
+	bool			thr_open;	/* THROTTLE written, no UNTHROTTLE */
 	struct irq_work		thr_stop;
 	struct hrtimer		thr_timer;
 	struct irq_work		thr_msg;	/* "took too long", rate-limited */
@@ -140,6 +156,7 @@ struct kprof_state {
 	struct kprof_config	config;		/* validated */
 	struct kprof_throttle_limits limits;	/* knobs, see SET_THROTTLE */
 	u32			handler_delay_ns; /* debug busy-wait */
+	u32			throttle_flags;	/* KPROF_THROTTLE_F_* */
 	struct perf_event_attr	attr;		/* built at START */
 	cpumask_var_t		cpus;		/* CPUs the config selects */
 	struct kprof_bufs	*bufs;
@@ -165,8 +182,15 @@ struct kprof_bufs *kprof_bufs_alloc(u32 pages, u32 watermark,
 void kprof_bufs_set_watermark(struct kprof_bufs *bufs, u32 watermark);
 void kprof_bufs_get(struct kprof_bufs *bufs);
 void kprof_bufs_put(struct kprof_bufs *bufs);
-bool kprof_buffer_output(struct kprof_cpu *c, const void *rec, u32 size);
-void kprof_buffer_flush_lost(struct kprof_cpu *c);
+void kprof_buffer_begin(struct kprof_buf *b);
+bool kprof_buffer_put(struct kprof_cpu *c, const void *rec, u32 size,
+		      u64 time, unsigned long *pos);
+void kprof_buffer_patch_u32(struct kprof_buf *b, unsigned long pos, u32 val);
+void kprof_buffer_wakeup(struct kprof_buf *b);
+void kprof_buffer_end(struct kprof_buf *b);
+bool kprof_buffer_output(struct kprof_cpu *c, const void *rec, u32 size,
+			 u64 time);
+bool kprof_buffer_flush_lost(struct kprof_cpu *c);
 void kprof_buffer_set_flags(struct kprof_buf *b, u32 set, u32 clear);
 bool kprof_bufs_readable(struct kprof_bufs *bufs, bool watermark);
 ssize_t kprof_bufs_read(struct kprof_bufs *bufs, char __user *ubuf,
@@ -191,6 +215,14 @@ void kprof_counters_fill(struct kprof_counters *dst, struct kprof_cpu *c);
 void kprof_counters_publish(struct kprof_cpu *c);
 void kprof_counters_reset(struct kprof_cpu *c);
 void kprof_limits_publish(struct kprof_buf *b);
+
+/* kprof_throttle.c */
+bool kprof_throttle_admit(struct kprof_cpu *c, struct perf_event *event,
+			  u64 now, enum kprof_throttle_verdict *v,
+			  bool *ktripped);
+void kprof_throttle_feed(struct kprof_cpu *c, u64 cost_ns, u64 now);
+void kprof_throttle_after(struct kprof_cpu *c, struct perf_event *event,
+			  enum kprof_throttle_verdict v, bool ktripped, u64 now);
 void kprof_throttle_init_cpus(void);
 void kprof_throttle_reset(struct kprof_cpu *c);
 void kprof_throttle_quiesce(struct kprof_cpu *c);

@@ -29,8 +29,17 @@
 #include "kprof.h"
 #include "kprof_compat.h"
 
-static void kprof_buffer_wakeup(struct irq_work *work)
+/*
+ * irq_work on the CPU whose handler crossed the watermark: publish that
+ * CPU's counters (lazily, not per sample) and wake the readers.
+ */
+static void kprof_buffer_wakeup_work(struct irq_work *work)
 {
+	struct kprof_buf *b = container_of(work, struct kprof_buf, wakeup);
+	struct kprof_cpu *c = this_cpu_ptr(kprof_pcpu);
+
+	if (c->buf == b)
+		kprof_counters_publish(c);
 	wake_up_all(&kprof.wq);
 }
 
@@ -183,7 +192,7 @@ static int kprof_buf_init(struct kprof_bufs *bufs, unsigned int cpu)
 	local_set(&b->head, 0);
 	local_set(&b->nest, 0);
 	local_set(&b->wakeup_head, 0);
-	init_irq_work(&b->wakeup, kprof_buffer_wakeup);
+	init_irq_work(&b->wakeup, kprof_buffer_wakeup_work);
 
 	pg->version = KPROF_ABI_VERSION;
 	pg->compat_version = KPROF_ABI_COMPAT_VERSION;
@@ -312,14 +321,15 @@ static unsigned long kprof_buffer_tail(struct kprof_buf *b, unsigned long head)
  *	STORE-RELEASE ->data_head (B)
  *   }
  *
- * A pairs with D, B pairs with C.  A is the smp_mb() after the tail load
- * in kprof_buffer_reserve() (on top of the control dependency of the room
- * check): the record stores must not happen before the tail load, or they
- * could overwrite bytes the consumer has not finished reading.  D orders
- * the consumer's data loads before its tail store.  B orders the record
- * stores before the head store, C the head load before the data loads.
- * This is perf_output_put_handle()'s pairing, with release/acquire in
- * place of its smp_wmb()/smp_rmb(); include/uapi/linux/kprof.h cites it.
+ * A pairs with D, B pairs with C.  A is the control dependency of the
+ * room check in kprof_buffer_reserve(), as in perf_output_begin(): the
+ * record stores cannot be done before the tail load they depend on, so
+ * they cannot overwrite bytes the consumer has not finished reading.  D
+ * orders the consumer's data loads before its tail store.  B orders the
+ * record stores before the head store, C the head load before the data
+ * loads.  This is perf_output_put_handle()'s pairing, with release/acquire
+ * in place of its smp_wmb()/smp_rmb(); include/uapi/linux/kprof.h cites
+ * it.
  *
  * Nested writers (an NMI inside the hrtimer interrupt) only drop the nest
  * count: the writer they interrupted publishes both records.  After
@@ -357,42 +367,34 @@ again:
 		local_set(&b->nest, 1);
 		goto again;
 	}
-
-	/* wake_up() takes locks: never from here, defer to irq_work. */
-	if (head - local_read(&b->wakeup_head) >= b->watermark) {
-		local_set(&b->wakeup_head, head);
-		irq_work_queue(&b->wakeup);
-	}
 }
 
 /*
  * Reserve @size bytes, with @slack more left free behind them (room for a
- * LOST record, see kprof_buffer_output()).  On success the caller copies
- * its record at *@start and calls kprof_buffer_publish().
+ * LOST record, see kprof_buffer_put()), inside a kprof_buffer_begin() /
+ * kprof_buffer_end() section.  On success the caller copies its record at
+ * *@start.  The only read-modify-write per record is the local (not
+ * LOCKed) cmpxchg of the head.
  */
 static bool kprof_buffer_reserve(struct kprof_buf *b, unsigned long size,
 				 unsigned long slack, unsigned long *start)
 {
 	unsigned long tail, offset, head;
 
-	local_inc(&b->nest);
 	do {
 		offset = local_read(&b->head);
 		head = offset;
 		tail = kprof_buffer_tail(b, head);
-		if (unlikely(head - tail + size + slack > b->size)) {
-			kprof_buffer_publish(b);
+		/*
+		 * A, matches D: the record stores depend on this branch, so
+		 * they are ordered after the tail load (a control dependency,
+		 * as in perf_output_begin()).  See kprof_buffer_publish().
+		 */
+		if (unlikely(head - tail + size + slack > b->size))
 			return false;
-		}
 		head += size;
 	} while (local_cmpxchg(&b->head, offset, head) != offset);
 
-	/*
-	 * Separate the data_tail load from the record stores that follow.
-	 * Matches the release store the consumer does after reading the data
-	 * and before storing the new tail.  See kprof_buffer_publish().
-	 */
-	smp_mb();	/* A, matches D */
 	*start = offset;
 	return true;
 }
@@ -410,41 +412,65 @@ static void kprof_buffer_copy(struct kprof_buf *b, unsigned long pos,
 }
 
 /*
- * Write a LOST record for the claimed counts at @pos; account it.
- * Returns the position after it.
+ * Write a LOST record for the claimed counts at @pos, stamped @time (that
+ * of the record it precedes); account it.  Returns the position after it.
  */
 static unsigned long kprof_buffer_put_lost(struct kprof_cpu *c,
-					   unsigned long pos,
-					   const u64 *claimed, u64 total)
+					   unsigned long pos, u64 time,
+					   const u64 *claimed)
 {
 	struct kprof_lost lost = {
 		.header = {
 			.type = KPROF_RECORD_LOST,
 			.size = sizeof(lost),
 		},
-		.time = local_clock(),
+		.time = time,
 		.full = claimed[KPROF_LOST_FULL],
 		.nested = claimed[KPROF_LOST_NESTED],
 		.stopped = claimed[KPROF_LOST_STOPPED],
 		.throttled = claimed[KPROF_LOST_THROTTLED],
+		.throttle = claimed[KPROF_LOST_THROTTLE_REC],
+		.unthrottle = claimed[KPROF_LOST_UNTHROTTLE_REC],
+		.lowered = claimed[KPROF_LOST_LOWERED_REC],
+		.would = claimed[KPROF_LOST_WOULD_REC],
 	};
+	int i;
 
+	BUILD_BUG_ON(KPROF_NR_LOST != 8);
 	kprof_buffer_copy(c->buf, pos, &lost, sizeof(lost));
-	local64_add(total, &c->count[KPROF_CNT_LOST_RECORDS]);
+	for (i = 0; i < KPROF_NR_LOST_OVERFLOWS; i++)
+		local64_add(claimed[i], &c->count[KPROF_CNT_LOST_RECORDS]);
 	return pos + sizeof(lost);
 }
 
-/* Take every pending loss count; nested writers keep adding to zero. */
-static u64 kprof_buffer_claim_lost(struct kprof_cpu *c, u64 *claimed)
+/*
+ * Take the pending loss counts (record kinds at most U32_MAX at a time,
+ * the width of their LOST fields).  Plain reads first: nothing pending is
+ * the common case and costs no read-modify-write.  A claim is a local
+ * cmpxchg, so a nested writer adding meanwhile is never lost.
+ */
+static bool kprof_buffer_claim_lost(struct kprof_cpu *c, u64 *claimed)
 {
-	u64 total = 0;
+	bool any = false;
 	int i;
 
 	for (i = 0; i < KPROF_NR_LOST; i++) {
-		claimed[i] = local64_xchg(&c->pending[i], 0);
-		total += claimed[i];
+		u64 v, take;
+
+		claimed[i] = 0;
+		do {
+			v = local64_read(&c->pending[i]);
+			if (!v)
+				break;
+			take = i < KPROF_NR_LOST_OVERFLOWS ? v :
+			       min_t(u64, v, U32_MAX);
+		} while (local64_cmpxchg(&c->pending[i], v, v - take) != v);
+		if (v) {
+			claimed[i] = take;
+			any = true;
+		}
 	}
-	return total;
+	return any;
 }
 
 static void kprof_buffer_unclaim_lost(struct kprof_cpu *c, const u64 *claimed)
@@ -457,10 +483,25 @@ static void kprof_buffer_unclaim_lost(struct kprof_cpu *c, const u64 *claimed)
 }
 
 /**
- * kprof_buffer_output() - write one record into this CPU's buffer
- * @c: this CPU's state (its buf is the target)
+ * kprof_buffer_begin() - enter a write section of this CPU's buffer
+ * @b: the buffer
+ *
+ * Records put until kprof_buffer_end() are published together by it
+ * (or by the outermost section this one nests in).
+ */
+void kprof_buffer_begin(struct kprof_buf *b)
+{
+	local_inc(&b->nest);
+}
+
+/**
+ * kprof_buffer_put() - copy one record into this CPU's buffer, unpublished
+ * @c: this CPU's state (its buf is the target), inside a write section
  * @rec: the record, header.size == @size
  * @size: bytes, a multiple of 8
+ * @time: the record's time, also that of a LOST record put before it
+ * @pos: out, may be NULL: the byte counter of the record, for
+ *	 kprof_buffer_patch_u32() before kprof_buffer_end()
  *
  * Losses not yet reported go first, as a LOST record reserved together
  * with @rec, so they are in-band right before the next record that fits.
@@ -471,51 +512,126 @@ static void kprof_buffer_unclaim_lost(struct kprof_cpu *c, const u64 *claimed)
  * producer is quiesced.
  * Return: true if written, false if the buffer had no room.
  */
-bool kprof_buffer_output(struct kprof_cpu *c, const void *rec, u32 size)
+bool kprof_buffer_put(struct kprof_cpu *c, const void *rec, u32 size,
+		      u64 time, unsigned long *pos)
 {
 	u64 claimed[KPROF_NR_LOST];
-	unsigned long pos, need = size;
-	u64 total;
+	unsigned long at, need = size;
+	bool lost;
 
-	total = kprof_buffer_claim_lost(c, claimed);
-	if (total)
+	lost = kprof_buffer_claim_lost(c, claimed);
+	if (lost)
 		need += sizeof(struct kprof_lost);
 
 	if (!kprof_buffer_reserve(c->buf, need, sizeof(struct kprof_lost),
-				  &pos)) {
-		kprof_buffer_unclaim_lost(c, claimed);
+				  &at)) {
+		if (lost)
+			kprof_buffer_unclaim_lost(c, claimed);
 		return false;
 	}
-	if (total)
-		pos = kprof_buffer_put_lost(c, pos, claimed, total);
-	kprof_buffer_copy(c->buf, pos, rec, size);
-	kprof_buffer_publish(c->buf);
+	if (lost)
+		at = kprof_buffer_put_lost(c, at, time, claimed);
+	kprof_buffer_copy(c->buf, at, rec, size);
+	if (pos)
+		*pos = at;
 	return true;
 }
 
 /**
+ * kprof_buffer_patch_u32() - rewrite a field of a record not yet published
+ * @b: the buffer, inside the write section that put the record
+ * @pos: byte counter of the field, 4-byte aligned (so it never wraps)
+ * @val: the value
+ */
+void kprof_buffer_patch_u32(struct kprof_buf *b, unsigned long pos, u32 val)
+{
+	*(u32 *)(b->data + (pos & (b->size - 1))) = val;
+}
+
+/**
+ * kprof_buffer_wakeup() - queue the reader wakeup a watermark crossing owes
+ * @b: the buffer, inside a write section
+ *
+ * Only the outermost section checks (a nested one's records are counted
+ * by it or by the next).  The irq_work runs after the interrupt returns,
+ * by when kprof_buffer_end() has published what it is woken for; so the
+ * handler calls this before taking its end time, as the kernel's PMI
+ * cost covers its wakeup.
+ */
+void kprof_buffer_wakeup(struct kprof_buf *b)
+{
+	unsigned long head = local_read(&b->head);
+
+	if (local_read(&b->nest) > 1)
+		return;
+	/* wake_up() takes locks: never from here, defer to irq_work. */
+	if (head - local_read(&b->wakeup_head) >= b->watermark) {
+		local_set(&b->wakeup_head, head);
+		irq_work_queue(&b->wakeup);
+	}
+}
+
+/**
+ * kprof_buffer_end() - leave a write section; the outermost publishes
+ * @b: the buffer
+ */
+void kprof_buffer_end(struct kprof_buf *b)
+{
+	kprof_buffer_publish(b);
+}
+
+/**
+ * kprof_buffer_output() - write and publish one record
+ * @c: this CPU's state (its buf is the target)
+ * @rec: the record, header.size == @size
+ * @size: bytes, a multiple of 8
+ * @time: the record's time
+ *
+ * kprof_buffer_put() in a section of its own, with its wakeup.
+ *
+ * Context: this CPU's producer, its throttle timer, or the stop path once
+ * the producer is quiesced.
+ * Return: true if written, false if the buffer had no room.
+ */
+bool kprof_buffer_output(struct kprof_cpu *c, const void *rec, u32 size,
+			 u64 time)
+{
+	bool ok;
+
+	kprof_buffer_begin(c->buf);
+	ok = kprof_buffer_put(c, rec, size, time, NULL);
+	kprof_buffer_wakeup(c->buf);
+	kprof_buffer_end(c->buf);
+	return ok;
+}
+
+/**
  * kprof_buffer_flush_lost() - write the losses still pending as LOST
- * @c: a CPU's state whose producer is quiesced (after STOP)
+ * @c: a CPU's state whose producer is quiesced (after STOP, before START)
  *
  * Uses the slack every other reservation left, so it fits unless the
  * reader moved data_tail backwards; then the counts stay pending and
  * lost_records stays below the lost counters.
+ *
+ * Return: true when nothing is left pending.
  */
-void kprof_buffer_flush_lost(struct kprof_cpu *c)
+bool kprof_buffer_flush_lost(struct kprof_cpu *c)
 {
 	u64 claimed[KPROF_NR_LOST];
 	unsigned long pos;
-	u64 total;
+	bool ok = true;
 
-	total = kprof_buffer_claim_lost(c, claimed);
-	if (!total)
-		return;
-	if (!kprof_buffer_reserve(c->buf, sizeof(struct kprof_lost), 0, &pos)) {
+	if (!kprof_buffer_claim_lost(c, claimed))
+		return true;
+	kprof_buffer_begin(c->buf);
+	if (kprof_buffer_reserve(c->buf, sizeof(struct kprof_lost), 0, &pos)) {
+		kprof_buffer_put_lost(c, pos, local_clock(), claimed);
+	} else {
 		kprof_buffer_unclaim_lost(c, claimed);
-		return;
+		ok = false;
 	}
-	kprof_buffer_put_lost(c, pos, claimed, total);
-	kprof_buffer_publish(c->buf);
+	kprof_buffer_end(c->buf);
+	return ok;
 }
 
 /**

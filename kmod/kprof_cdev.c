@@ -302,7 +302,8 @@ static long kprof_ioc_set_throttle(struct kprof_file *f, void __user *uarg)
 			    KPROF_THROTTLE_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
-	if (t.__reserved0 || memchr_inv(t.__reserved, 0, sizeof(t.__reserved)))
+	if ((t.flags & ~KPROF_THROTTLE_F_ALL) ||
+	    memchr_inv(t.__reserved, 0, sizeof(t.__reserved)))
 		return -EINVAL;
 	/* A busy-wait in an interrupt handler: keep it below a tick. */
 	if (t.handler_delay_ns > TICK_NSEC / 2)
@@ -324,6 +325,7 @@ static long kprof_ioc_set_throttle(struct kprof_file *f, void __user *uarg)
 	if (!ret) {
 		kprof.limits = l;
 		WRITE_ONCE(kprof.handler_delay_ns, t.handler_delay_ns);
+		WRITE_ONCE(kprof.throttle_flags, t.flags);
 		for_each_possible_cpu(cpu)
 			kprof_limits_publish(&kprof.bufs->cpu[cpu]);
 	}
@@ -347,6 +349,7 @@ static long kprof_ioc_get_throttle(void __user *uarg)
 	t.max_sample_rate = kprof.limits.max_sample_rate;
 	t.cpu_time_max_percent = kprof.limits.cpu_time_max_percent;
 	t.handler_delay_ns = kprof.handler_delay_ns;
+	t.flags = kprof.throttle_flags;
 	mutex_unlock(&kprof.lock);
 	return kprof_copy_out(uarg, usize, &t, sizeof(t));
 }

@@ -20,6 +20,7 @@
 #include <linux/string.h>
 
 #include "kprof.h"
+#include "kprof_attr.h"
 
 static enum cpuhp_state kprof_hp_state;
 
@@ -95,8 +96,14 @@ static int kprof_config_validate_event(const struct kprof_config *cfg)
 	case PERF_TYPE_BREAKPOINT:
 		return -EOPNOTSUPP;
 	default:
-		/* perf_init_event(): no such PMU */
-		return -ENOENT;
+		/*
+		 * A dynamic PMU (type from its sysfs 'type'): as in
+		 * perf_event_open(), the PMU's event_init decides, when the
+		 * events are created at START; no such PMU is -ENOENT there
+		 * (perf_init_event()).  The core knows its registered
+		 * types, and we have no business second-guessing them.
+		 */
+		return 0;
 	}
 }
 
@@ -181,6 +188,8 @@ static void kprof_build_attr(struct perf_event_attr *attr,
 	attr->type = cfg->type;
 	attr->size = sizeof(*attr);
 	attr->config = cfg->config;
+	attr->config1 = cfg->config1;
+	attr->config2 = cfg->config2;
 	attr->pinned = 1;
 	attr->disabled = 0;
 	if (cfg->flags & KPROF_CFG_FREQ) {
@@ -191,7 +200,8 @@ static void kprof_build_attr(struct perf_event_attr *attr,
 	}
 	attr->exclude_user = !!(cfg->flags & KPROF_CFG_EXCLUDE_USER);
 	attr->exclude_kernel = !!(cfg->flags & KPROF_CFG_EXCLUDE_KERNEL);
-	attr->precise_ip = cfg->precise_ip;
+	/* No large PEBS, chains from the interrupt regs: kprof_attr.h */
+	kprof_attr_precise(attr, cfg);
 }
 
 /* cpuhp startup, on @cpu: create its event if it is sampled. */

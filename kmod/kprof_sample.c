@@ -103,283 +103,59 @@ static unsigned int kprof_user_chain(struct pt_regs *regs, u64 *ips,
 	return nr;
 }
 
-/* kernel/events/core.c: hw.interrupts of an event the kernel throttled */
-#define KPROF_MAX_INTERRUPTS	(~0ULL)
-
-static void kprof_throttle_record(struct kprof_cpu *c, u32 type, u64 now,
-				  u64 tick, u64 interrupts)
-{
-	struct kprof_throttle_event r = {
-		.header.type = type,
-		.header.size = sizeof(r),
-		.time = now,
-		.seq = local64_read(&c->count[KPROF_CNT_OVERFLOWS]),
-		.tick = tick,
-		.interrupts = interrupts,
-	};
-
-	kprof_buffer_output(c, &r, sizeof(r));
-}
-
-/* The throttle of this CPU ended at @now: count and record it. */
-static void kprof_throttle_unthrottled(struct kprof_cpu *c, u64 now)
-{
-	local64_inc(&c->count[KPROF_CNT_UNTHROTTLES]);
-	kprof_throttle_record(c, KPROF_RECORD_UNTHROTTLE, now,
-			      kprof_throttle_tick_of(&kprof.limits, now), 0);
-}
-
 /*
- * Did the kernel's own per-tick limit stop our event at this overflow?
- * __perf_event_overflow() calls __perf_event_account_interrupt() first,
- * which sets hw.interrupts to MAX_INTERRUPTS when the limit is reached
- * (on 6.1 and 6.12 alike; later kernels do it in
- * perf_event_throttle_group()), and only then this handler; the hrtimer
- * is not re-armed.  perf_event_task_tick() - perf_adjust_freq_unthr_context()
- * zeroes it and restarts the event at the kernel's next tick, without
- * telling kprof: the first overflow that finds it cleared after a kernel
- * throttle records the UNTHROTTLE, so every KERNEL_THROTTLED is paired
- * like a THROTTLE.  Returns true when this overflow is the one that
- * tripped the limit; its KERNEL_THROTTLED follows its sample.
+ * Both chains from the one the PMU driver computed from the interrupt
+ * registers (a precise event, see kprof_attr.h), in kprof's layout: kernel
+ * frames, then user frames, each leaf first, at most the configured
+ * depths.  Context markers (PERF_CONTEXT_*) say which part an entry is in.
  */
-static bool kprof_kernel_throttle_check(struct kprof_cpu *c,
-					struct perf_event *event, u64 now)
+static void kprof_perf_chain(const struct perf_callchain_entry *e, u64 *ips,
+			     unsigned int *nr_kernel, unsigned int *nr_user,
+			     u16 *misc)
 {
-	if (READ_ONCE(event->hw.interrupts) != KPROF_MAX_INTERRUPTS) {
-		if (c->kthrottled) {
-			c->kthrottled = false;
-			kprof_throttle_unthrottled(c, now);
+	const struct kprof_config *cfg = &kprof.config;
+	unsigned int nk = 0, nu = 0;
+	u64 ctx = 0, i;
+
+	for (i = 0; i < e->nr; i++) {
+		u64 ip = e->ip[i];
+
+		if (ip >= PERF_CONTEXT_MAX) {
+			ctx = ip;
+		} else if (ctx == PERF_CONTEXT_KERNEL && !nu &&
+			   (cfg->flags & KPROF_CFG_CALLCHAIN_KERNEL)) {
+			if (nk < cfg->kernel_stack)
+				ips[nk++] = ip;
+			else
+				*misc |= KPROF_MISC_KERNEL_TRUNC;
+		} else if (ctx == PERF_CONTEXT_USER &&
+			   (cfg->flags & KPROF_CFG_CALLCHAIN_USER)) {
+			if (nu < cfg->user_stack)
+				ips[nk + nu++] = ip;
+			else
+				*misc |= KPROF_MISC_USER_TRUNC;
 		}
-		return false;
 	}
-	if (c->kthrottled)
-		return false;
-	c->kthrottled = true;
-	return true;
-}
-
-/* After the sample that tripped the kernel's limit: count, record. */
-static void kprof_kernel_throttled(struct kprof_cpu *c, u64 now)
-{
-	local64_inc(&c->count[KPROF_CNT_KERNEL_THROTTLES]);
-	/* kprof's tick and count (local_clock()), not the kernel's jiffy */
-	kprof_throttle_record(c, KPROF_RECORD_KERNEL_THROTTLED, now,
-			      c->thr.tick, c->thr.interrupts);
+	*nr_kernel = nk;
+	*nr_user = nu;
 }
 
 /*
- * Before capture: may this overflow be sampled?  Injected NMIs (no
- * @event) are not overflows of the event and bypass the throttle.
+ * Should this overflow's cost feed the cost controller?  The kernel feeds
+ * perf_sample_event_took() from its PMI handler (NMI) only, never for an
+ * hrtimer clock event; kprof does the same unless the FEED_CLOCK knob is
+ * set.  Injected NMIs are not overflows of the event; an overflow
+ * arriving while kprof holds the CPU throttled is one the kernel's model
+ * says cannot happen (the kernel stops the counter at the throttling
+ * overflow), so neither feeds, as throttle-sim does not.
  */
-static bool kprof_sample_admit(struct kprof_cpu *c, struct perf_event *event,
-			       u64 now, enum kprof_throttle_verdict *v,
-			       bool *kthrottled)
+static bool kprof_sample_feeds(const struct perf_event *event,
+			       enum kprof_throttle_verdict v)
 {
-	bool was_throttled;
-
-	*v = KPROF_THROTTLE_SAMPLE;
-	*kthrottled = false;
-	if (unlikely(!READ_ONCE(c->active))) {
-		kprof_count_lost(c, KPROF_LOST_STOPPED);
+	if (!event || v == KPROF_THROTTLE_SUPPRESSED)
 		return false;
-	}
-	if (!event)
-		return true;
-	*kthrottled = kprof_kernel_throttle_check(c, event, now);
-	was_throttled = c->thr.throttled;
-	*v = kprof_throttle_interrupt(&kprof.limits, &c->thr, now);
-	if (*v == KPROF_THROTTLE_SUPPRESSED) {
-		/* Arrived before the deferred stop took effect. */
-		kprof_count_lost(c, KPROF_LOST_THROTTLED);
-		return false;
-	}
-	/*
-	 * Throttled, yet here in a later tick: the stop had not taken effect
-	 * (the hrtimer interrupt ran the event's timer again after a stall,
-	 * before the irq_work) or something restarted the event.  The
-	 * throttle ended now; the deferred stop and restart find nothing to
-	 * do.
-	 */
-	if (was_throttled) {
-		c->thr_stopped = false;
-		kprof_throttle_unthrottled(c, now);
-	}
-	return true;
-}
-
-/* Copy the limits a lowering changed to every control page. */
-static void kprof_throttle_publish_limits(void)
-{
-	unsigned int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct kprof_buf *b = per_cpu_ptr(kprof_pcpu, cpu)->buf;
-
-		if (b)
-			kprof_limits_publish(b);
-	}
-}
-
-/*
- * After commit: account the sample and feed its measured cost to the
- * cost controller, as perf_sample_event_took() is fed.
- */
-static void kprof_sample_account(struct kprof_cpu *c, bool feed,
-				 u64 cost_ns, u16 misc)
-{
-	struct kprof_throttle_lowering low;
-
-	local64_inc(&c->count[KPROF_CNT_SAMPLES]);
-	local64_add(cost_ns, &c->count[KPROF_CNT_HANDLER_NS]);
-	if (misc & KPROF_MISC_NMI)
-		local64_inc(&c->count[KPROF_CNT_NMI_SAMPLES]);
-	if (!feed)		/* injected NMIs are not the event's */
-		return;
-
-	if (kprof_throttle_sample_took(&kprof.limits, &c->thr, cost_ns,
-				       &low)) {
-		struct kprof_rate_lowered r = {
-			.header.type = KPROF_RECORD_RATE_LOWERED,
-			.header.size = sizeof(r),
-			/* When the new limits took effect. */
-			.time = local_clock(),
-			.avg_ns = low.avg_ns,
-			.old_allowed_ns = low.old_allowed_ns,
-			.max_samples_per_tick = low.max_samples_per_tick,
-			.max_sample_rate = low.max_sample_rate,
-		};
-
-		local64_inc(&c->count[KPROF_CNT_LOWERINGS]);
-		kprof_buffer_output(c, &r, sizeof(r));
-		kprof_throttle_publish_limits();
-		c->msg_avg = low.avg_ns;
-		c->msg_allowed = low.old_allowed_ns;
-		c->msg_rate = low.max_sample_rate;
-		/* No printk here: the message goes out after the handler. */
-		irq_work_queue(&c->thr_msg);
-	}
-	WRITE_ONCE(c->buf->page->avg_ns, kprof_throttle_avg_ns(&c->thr));
-}
-
-/* After the STOP sample: record it, then stop the event from irq_work. */
-static void kprof_throttle_stop(struct kprof_cpu *c, u64 now)
-{
-	local64_inc(&c->count[KPROF_CNT_THROTTLES]);
-	kprof_throttle_record(c, KPROF_RECORD_THROTTLE, now, c->thr.tick,
-			      c->thr.interrupts);
-	irq_work_queue(&c->thr_stop);
-}
-
-/*
- * irq_work, this CPU, irqs off, after the overflow handler has returned
- * (so cancelling the cpu-clock hrtimer does not wait for its own
- * callback): stop the event and arm the restart for the next tick.
- */
-static void kprof_throttle_stop_work(struct irq_work *work)
-{
-	struct kprof_cpu *c = container_of(work, struct kprof_cpu, thr_stop);
-	const struct kprof_throttle_limits *l = &kprof.limits;
-	struct perf_event *event = READ_ONCE(c->event);
-	u64 restart, now;
-	s64 delta;
-
-	if (!event || !READ_ONCE(c->active) || !c->thr.throttled)
-		return;
-	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE) {
-		event->pmu->stop(event, 0);
-		c->thr_stopped = true;
-	}
-	restart = (c->thr.tick + 1) * l->tick_nsec;
-	now = local_clock();
-	delta = restart > now ? restart - now : 0;
-	hrtimer_start(&c->thr_timer, ns_to_ktime(delta),
-		      HRTIMER_MODE_REL_PINNED_HARD);
-}
-
-/* hrtimer, this CPU, hardirq: restart the event at the start of a tick. */
-static enum hrtimer_restart kprof_throttle_timer_fn(struct hrtimer *t)
-{
-	struct kprof_cpu *c = container_of(t, struct kprof_cpu, thr_timer);
-	struct perf_event *event = READ_ONCE(c->event);
-	u64 now = local_clock(), restart;
-
-	/* Not throttled: the handler already saw the throttle end. */
-	if (!event || !READ_ONCE(c->active) || !c->thr.throttled)
-		return HRTIMER_NORESTART;
-	if (!kprof_throttle_unthrottle(&kprof.limits, &c->thr, now,
-				       &restart)) {
-		/*
-		 * Still the throttled tick by local_clock(): the hrtimer
-		 * clock ran ahead, or the CPU throttled again in a later
-		 * tick.  Wait for the end of that tick.
-		 */
-		restart = (c->thr.tick + 1) * kprof.limits.tick_nsec;
-		hrtimer_forward_now(t, ns_to_ktime(max_t(u64, restart - now,
-							 NSEC_PER_USEC)));
-		return HRTIMER_RESTART;
-	}
-	if (c->thr_stopped && READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE)
-		event->pmu->start(event, 0);
-	c->thr_stopped = false;
-	kprof_throttle_unthrottled(c, now);
-	local_inc(&c->publish_gen);
-	kprof_counters_publish(c);
-	return HRTIMER_NORESTART;
-}
-
-static void kprof_throttle_msg_work(struct irq_work *work)
-{
-	struct kprof_cpu *c = container_of(work, struct kprof_cpu, thr_msg);
-
-	pr_info_ratelimited("perf: interrupt took too long (%llu > %llu), lowering max_sample_rate to %llu\n",
-			    c->msg_avg, c->msg_allowed, c->msg_rate);
-}
-
-/**
- * kprof_throttle_init_cpus() - set up every CPU's deferred throttle work
- *
- * Context: module init, before any event exists.
- */
-void kprof_throttle_init_cpus(void)
-{
-	unsigned int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);
-
-		c->thr_stop = IRQ_WORK_INIT_HARD(kprof_throttle_stop_work);
-		c->thr_msg = IRQ_WORK_INIT(kprof_throttle_msg_work);
-		hrtimer_init(&c->thr_timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED_HARD);
-		c->thr_timer.function = kprof_throttle_timer_fn;
-		kprof_throttle_cpu_init(&c->thr);
-	}
-}
-
-/**
- * kprof_throttle_reset() - forget a CPU's throttle history
- * @c: the CPU's state, without an event
- */
-void kprof_throttle_reset(struct kprof_cpu *c)
-{
-	kprof_throttle_cpu_init(&c->thr);
-	c->thr_stopped = false;
-	c->kthrottled = false;
-	if (c->buf)
-		WRITE_ONCE(c->buf->page->avg_ns, 0);
-}
-
-/**
- * kprof_throttle_quiesce() - wait for a CPU's deferred throttle work
- * @c: the CPU's state; its event is gone or no longer reachable
- *
- * Context: process context, never from the hrtimer or irq_work itself.
- */
-void kprof_throttle_quiesce(struct kprof_cpu *c)
-{
-	irq_work_sync(&c->thr_stop);
-	hrtimer_cancel(&c->thr_timer);
-	irq_work_sync(&c->thr_msg);
+	return in_nmi() ||
+	       (READ_ONCE(kprof.throttle_flags) & KPROF_THROTTLE_F_FEED_CLOCK);
 }
 
 /* Debug knob: make samples expensive, for the throttle tests. */
@@ -387,51 +163,40 @@ static void kprof_sample_delay(u64 t0)
 {
 	u32 delay = READ_ONCE(kprof.handler_delay_ns);
 
+	if (!delay)
+		return;
 	while (local_clock() - t0 < delay)
 		cpu_relax();
 }
 
 /*
- * Every call counts one overflow, which ends up either as a committed
- * SAMPLE or in exactly one of the lost counters.
+ * Build the SAMPLE of this overflow in @s; returns its size.  @pchain:
+ * the chain the PMU driver took from the interrupt registers, or NULL to
+ * unwind from @regs.
  */
-static void __kprof_sample_capture(struct kprof_cpu *c,
-				   struct perf_event *event,
-				   struct pt_regs *regs, u64 period)
+static u32 kprof_sample_fill(struct kprof_sample *s, struct pt_regs *regs,
+			     const struct perf_callchain_entry *pchain,
+			     u64 seq, u64 t0, u64 period)
 {
-	u64 t0 = local_clock();
 	const struct kprof_config *cfg = &kprof.config;
 	unsigned int nr_kernel = 0, nr_user = 0;
-	struct kprof_sample *s;
-	enum kprof_throttle_verdict v;
-	bool kthrottled;
 	u16 misc = 0;
-	long level;
-	u64 cost;
-	u64 seq;
 	u32 size;
 
-	level = local_inc_return(&c->nest);
-	seq = local64_inc_return(&c->count[KPROF_CNT_OVERFLOWS]);
-
-	if (!kprof_sample_admit(c, event, t0, &v, &kthrottled))
-		goto kernel_throttle;
-	if (unlikely(level > KPROF_NEST_LEVELS)) {
-		kprof_count_lost(c, KPROF_LOST_NESTED);
-		goto throttle;
-	}
-
-	s = (struct kprof_sample *)c->scratch[level - 1];
 	if (user_mode(regs))
 		misc |= KPROF_MISC_USER;
 	if (in_nmi())
 		misc |= KPROF_MISC_NMI;
-	if (cfg->flags & KPROF_CFG_CALLCHAIN_KERNEL)
-		nr_kernel = kprof_kernel_chain(regs, s->ips, cfg->kernel_stack,
-					       &misc);
-	if (cfg->flags & KPROF_CFG_CALLCHAIN_USER)
-		nr_user = kprof_user_chain(regs, s->ips + nr_kernel,
-					   cfg->user_stack, &misc);
+	if (pchain) {
+		kprof_perf_chain(pchain, s->ips, &nr_kernel, &nr_user, &misc);
+	} else {
+		if (cfg->flags & KPROF_CFG_CALLCHAIN_KERNEL)
+			nr_kernel = kprof_kernel_chain(regs, s->ips,
+						       cfg->kernel_stack, &misc);
+		if (cfg->flags & KPROF_CFG_CALLCHAIN_USER)
+			nr_user = kprof_user_chain(regs, s->ips + nr_kernel,
+						   cfg->user_stack, &misc);
+	}
 	size = struct_size(s, ips, nr_kernel + nr_user);
 
 	s->header.type = KPROF_RECORD_SAMPLE;
@@ -447,36 +212,102 @@ static void __kprof_sample_capture(struct kprof_cpu *c,
 	s->comm[sizeof(s->comm) - 1] = '\0';
 	s->ip = instruction_pointer(regs);
 	s->period = period;
+	s->cost_ns = 0;			/* patched in before publishing */
 	s->nr_kernel = nr_kernel;
 	s->nr_user = nr_user;
 	s->__reserved = 0;
+	return size;
+}
 
-	kprof_sample_delay(t0);
-	cost = local_clock() - t0;
-	s->cost_ns = min_t(u64, cost, U32_MAX);
+/*
+ * This handler's cost at @t_end: its whole time minus that of handlers
+ * nested in it, which they account themselves; its whole time goes to
+ * the handler it nests in.
+ */
+static u64 kprof_sample_cost(struct kprof_cpu *c, long level, u64 t0,
+			     u64 t_end)
+{
+	u64 cost = t_end - t0;
 
-	if (!kprof_buffer_output(c, s, size)) {
-		kprof_count_lost(c, KPROF_LOST_FULL);
+	if (level > 1 && level - 1 <= KPROF_NEST_LEVELS)
+		c->nested_ns[level - 2] += cost;
+	if (level <= KPROF_NEST_LEVELS)
+		cost -= min(cost, c->nested_ns[level - 1]);
+	return cost;
+}
+
+/*
+ * Every call counts one overflow, which ends up either as a committed
+ * SAMPLE or in exactly one of the lost counters.
+ *
+ * Per overflow: two local_clock() reads (entry, end), one local cmpxchg
+ * to reserve ring space, local (never LOCKed) increments of this CPU's
+ * counters, no division; the counters reach the control page lazily (see
+ * kprof_counters_publish()).  The end time is taken after the commit,
+ * the throttle's records and the wakeup, just before data_head is
+ * published, so the SAMPLE carries the cost the cost controller is fed.
+ */
+static void __kprof_sample_capture(struct kprof_cpu *c,
+				   struct perf_event *event,
+				   struct pt_regs *regs,
+				   const struct perf_callchain_entry *pchain,
+				   u64 period)
+{
+	u64 t0 = local_clock();
+	enum kprof_throttle_verdict v = KPROF_THROTTLE_SAMPLE;
+	bool kthrottled = false, committed = false;
+	struct kprof_sample *s = NULL;
+	unsigned long pos = 0;
+	u64 seq, cost, t_end;
+	long level;
+	u32 size;
+
+	level = local_inc_return(&c->nest);
+	seq = local64_inc_return(&c->count[KPROF_CNT_OVERFLOWS]);
+	if (level <= KPROF_NEST_LEVELS)
+		c->nested_ns[level - 1] = 0;
+
+	if (unlikely(!READ_ONCE(c->active))) {
+		kprof_count_lost(c, KPROF_LOST_STOPPED);
+		goto out;
+	}
+	kprof_buffer_begin(c->buf);
+	if (event && !kprof_throttle_admit(c, event, t0, &v, &kthrottled)) {
+		kprof_count_lost(c, KPROF_LOST_THROTTLED);
 		goto throttle;
 	}
-	/* The recorded cost, so that a replay of the records agrees. */
-	kprof_sample_account(c, !!event, s->cost_ns, misc);
-throttle:
-	/* The interrupt that trips the limit is delivered, then the stop. */
-	if (v == KPROF_THROTTLE_STOP) {
-		kprof_throttle_stop(c, t0);
-	} else if (v == KPROF_THROTTLE_WOULD_STOP) {
-		/* Shadow: record where ge would have stopped, keep going. */
-		local64_inc(&c->count[KPROF_CNT_WOULD_THROTTLES]);
-		kprof_throttle_record(c, KPROF_RECORD_WOULD_THROTTLE, t0,
-				      c->thr.tick, c->thr.interrupts);
+	if (unlikely(level > KPROF_NEST_LEVELS)) {
+		kprof_count_lost(c, KPROF_LOST_NESTED);
+		goto throttle;
 	}
-kernel_throttle:
-	if (kthrottled)
-		kprof_kernel_throttled(c, t0);
+
+	s = (struct kprof_sample *)c->scratch[level - 1];
+	size = kprof_sample_fill(s, regs, pchain, seq, t0, period);
+	kprof_sample_delay(t0);
+	committed = kprof_buffer_put(c, s, size, t0, &pos);
+	if (!committed)
+		kprof_count_lost(c, KPROF_LOST_FULL);
+throttle:
+	kprof_throttle_after(c, event, v, kthrottled, t0);
+	kprof_buffer_wakeup(c->buf);
+	t_end = local_clock();
+	cost = kprof_sample_cost(c, level, t0, t_end);
+	if (committed) {
+		cost = min_t(u64, cost, U32_MAX);
+		kprof_buffer_patch_u32(c->buf, pos +
+				       offsetof(struct kprof_sample, cost_ns),
+				       cost);
+		local64_inc(&c->count[KPROF_CNT_SAMPLES]);
+		local64_add(cost, &c->count[KPROF_CNT_HANDLER_NS]);
+		if (s->header.misc & KPROF_MISC_NMI)
+			local64_inc(&c->count[KPROF_CNT_NMI_SAMPLES]);
+	}
+	/* Every overflow of the event that cost time, lost ones too. */
+	if (kprof_sample_feeds(event, v))
+		kprof_throttle_feed(c, cost, t_end);
+	kprof_buffer_end(c->buf);
+out:
 	local_inc(&c->publish_gen);
-	if (level == 1)
-		kprof_counters_publish(c);
 	local_dec(&c->nest);
 }
 
@@ -491,7 +322,11 @@ kernel_throttle:
 void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs)
 {
-	__kprof_sample_capture(this_cpu_ptr(kprof_pcpu), event, regs,
+	const struct perf_callchain_entry *pchain = NULL;
+
+	if (data->sample_flags & PERF_SAMPLE_CALLCHAIN)
+		pchain = data->callchain;	/* PEBS: from the interrupt regs */
+	__kprof_sample_capture(this_cpu_ptr(kprof_pcpu), event, regs, pchain,
 			       data->period);
 }
 
@@ -506,7 +341,7 @@ void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 void kprof_sample_capture(struct kprof_cpu *c, struct pt_regs *regs,
 			  u64 period)
 {
-	__kprof_sample_capture(c, NULL, regs, period);
+	__kprof_sample_capture(c, NULL, regs, NULL, period);
 }
 
 /**
@@ -535,43 +370,62 @@ void kprof_counters_fill(struct kprof_counters *dst, struct kprof_cpu *c)
 	WRITE_ONCE(dst->nmi_samples, local64_read(&n[KPROF_CNT_NMI_SAMPLES]));
 	WRITE_ONCE(dst->would_throttles,
 		   local64_read(&n[KPROF_CNT_WOULD_THROTTLES]));
+	WRITE_ONCE(dst->own_throttles,
+		   local64_read(&n[KPROF_CNT_OWN_THROTTLES]));
+	WRITE_ONCE(dst->lost_events, local64_read(&n[KPROF_CNT_LOST_EVENTS]));
 }
 
 /**
  * kprof_counters_publish() - copy a CPU's counters to its control page
  * @c: the CPU's state, with a buffer
  *
- * Called by the outermost handler on its way out, and by the control path
- * once the producer is quiesced.  A handler nesting inside the copy bumps
- * publish_gen, and the copy is redone, so the page never keeps a value
- * older than one the nested handler produced.  A handler nesting after the
- * copy leaves the page behind until the next sample; STOP makes it final.
+ * Not per sample (the page's lines are shared with the reader): called
+ * from this CPU's reader wakeup and throttle restart, and by the control
+ * path once the producer is quiesced (STOP, CPU offline).  A handler
+ * nesting inside the copy bumps publish_gen, and the copy is redone, so
+ * the page never keeps a value older than one the nested handler
+ * produced.  Between publications the page lags; STOP makes it final.
  */
 void kprof_counters_publish(struct kprof_cpu *c)
 {
-	struct kprof_counters *pc = &c->buf->page->counters;
+	struct kprof_mmap_page *pg = c->buf->page;
 	long gen;
 
 	do {
 		gen = local_read(&c->publish_gen);
 		barrier();
-		kprof_counters_fill(pc, c);
+		kprof_counters_fill(&pg->counters, c);
+		WRITE_ONCE(pg->avg_ns, kprof_throttle_avg_ns(&c->thr));
 		barrier();
 	} while (gen != local_read(&c->publish_gen));
 }
 
 /**
- * kprof_counters_reset() - zero a CPU's counters and pending losses
+ * kprof_counters_reset() - zero a CPU's counters for START
  * @c: the CPU's state, producer quiesced
+ *
+ * Losses the last STOP could not report (its LOST record did not fit and
+ * nothing was read since) are not dropped: they stay pending and become
+ * the new run's first overflows, counted lost by cause, so its counters
+ * and its first LOST record agree.
  */
 void kprof_counters_reset(struct kprof_cpu *c)
 {
+	u64 carried = 0, events = 0;
 	int i;
 
 	for (i = 0; i < KPROF_NR_COUNTERS; i++)
 		local64_set(&c->count[i], 0);
-	for (i = 0; i < KPROF_NR_LOST; i++)
-		local64_set(&c->pending[i], 0);
+	for (i = 0; i < KPROF_NR_LOST_OVERFLOWS; i++) {
+		u64 n = local64_read(&c->pending[i]);
+
+		local64_set(&c->count[KPROF_CNT_LOST_FULL + i], n);
+		carried += n;
+	}
+	for (i = KPROF_NR_LOST_OVERFLOWS; i < KPROF_NR_LOST; i++)
+		events += local64_read(&c->pending[i]);
+	local64_set(&c->count[KPROF_CNT_OVERFLOWS], carried);
+	local64_set(&c->count[KPROF_CNT_LOST_EVENTS], events);
 }
 
 /**

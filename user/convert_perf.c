@@ -21,13 +21,13 @@
  *			from there, kprof from each sample).
  *	LOST		PERF_RECORD_LOST, lost = full + nested + stopped +
  *			throttled.
- *	THROTTLE	PERF_RECORD_THROTTLE.
- *	KERNEL_THROTTLED PERF_RECORD_THROTTLE too: it is the record perf
- *			itself gets when the kernel's per-tick limit stops an
- *			event, and each one is ended by an UNTHROTTLE, so
- *			perf's THROTTLE count is throttles +
- *			kernel_throttles.  Which limit it was is lost (perf
- *			has no field for it): kprofcat -i shows it.
+ *	THROTTLE	PERF_RECORD_THROTTLE: one per throttled tick,
+ *			whichever limit(s) tripped (header.misc says which;
+ *			perf has no field for it, kprofcat -i shows it), so
+ *			perf's THROTTLE count is the throttles counter.
+ *	KERNEL_THROTTLED PERF_RECORD_THROTTLE too (captures of modules
+ *			before one THROTTLE per tick, which wrote it for the
+ *			kernel's limit and THROTTLE for kprof's).
  *	UNTHROTTLE	PERF_RECORD_UNTHROTTLE.
  *	RATE_LOWERED	dropped: perf has no record for it (the kernel only
  *			logs its own lowering to dmesg).
@@ -271,11 +271,12 @@ static void setup_attr(struct perf_out *p)
 	const struct convert_input *in = p->in;
 	struct kprof_config cfg = { .size = sizeof(cfg) };
 	struct perf_event_attr *a = &p->attr;
+	int sample_given = 0;	/* the capture's own sample wins */
 
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
 	/* Unknown names (rNNNN, older captures): cpu-clock's numbers, the capture's name. */
-	if (!strcmp(in->event, "unknown") || config__parse_event(&cfg, in->event)) {
+	if (!strcmp(in->event, "unknown") || config__parse_event(&cfg, in->event, &sample_given)) {
 		cfg.type = PERF_TYPE_SOFTWARE;
 		cfg.config = PERF_COUNT_SW_CPU_CLOCK;
 	}

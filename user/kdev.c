@@ -156,10 +156,46 @@ static int map_all(struct kdev *d)
 	return 0;
 }
 
+/*
+ * -F above what perf_event_open() accepts is refused, as perf refuses it:
+ * the limit is the lower of kprof's own max_sample_rate (SET_THROTTLE,
+ * which the module checks too) and kernel.perf_event_max_sample_rate,
+ * which the module cannot read (the kernel does not export it).
+ */
+static int check_freq(struct kdev *d, const struct kprof_config *c)
+{
+	struct kprof_throttle_config t = { .size = sizeof(t) };
+	unsigned long long krate = 0;
+	FILE *f;
+
+	if (!(c->flags & KPROF_CFG_FREQ))
+		return 0;
+	if (ioctl(d->fd, KPROF_IOC_GET_THROTTLE, &t) == 0 &&
+	    c->sample > t.max_sample_rate) {
+		p_err("-F %llu is above kprof's max_sample_rate %u: lower -F (kprof's limit follows perf's and is lowered by its cost controller)",
+		      (unsigned long long)c->sample, t.max_sample_rate);
+		return -EINVAL;
+	}
+	f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	if (!f)
+		return 0;	/* no perf sysctls: nothing to compare */
+	if (fscanf(f, "%llu", &krate) == 1 && c->sample > krate) {
+		fclose(f);
+		p_err("-F %llu is above kernel.perf_event_max_sample_rate %llu, which perf_event_open() would refuse: lower -F or raise the sysctl",
+		      (unsigned long long)c->sample, krate);
+		return -EINVAL;
+	}
+	fclose(f);
+	return 0;
+}
+
 int kdev__configure(struct kdev *d, const struct kprof_config *c, const char *event)
 {
 	int ret;
 
+	ret = check_freq(d, c);
+	if (ret)
+		return ret;
 	/* New buffer sizes cannot be set under a mapping. */
 	unmap(d);
 	if (ioctl(d->fd, KPROF_IOC_SET_CONFIG, c)) {
@@ -175,7 +211,12 @@ int kdev__configure(struct kdev *d, const struct kprof_config *c, const char *ev
 int kdev__start(struct kdev *d, const char *event)
 {
 	if (ioctl(d->fd, KPROF_IOC_START)) {
-		event_error("KPROF_IOC_START", event, errno);
+		/* SET_CONFIG took kprof's fields: the PMU's event_init refused. */
+		if (errno == EINVAL)
+			p_err("KPROF_IOC_START: the PMU refused event '%s' (EINVAL from its event_init: check its config terms)",
+			      event);
+		else
+			event_error("KPROF_IOC_START", event, errno);
 		return -errno;
 	}
 	return 0;
@@ -266,8 +307,8 @@ void kdev__totals(const struct kdev *d, unsigned long long *samples,
 			 __atomic_load_n(&c->lost_nested, __ATOMIC_RELAXED) +
 			 __atomic_load_n(&c->lost_stopped, __ATOMIC_RELAXED) +
 			 __atomic_load_n(&c->lost_throttled, __ATOMIC_RELAXED);
-		*throttled += __atomic_load_n(&c->throttles, __ATOMIC_RELAXED) +
-			      __atomic_load_n(&c->kernel_throttles, __ATOMIC_RELAXED);
+		/* Throttled ticks, each once whichever limit(s) tripped. */
+		*throttled += __atomic_load_n(&c->throttles, __ATOMIC_RELAXED);
 	}
 }
 

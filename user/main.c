@@ -37,7 +37,9 @@ static void usage(FILE *f)
 "Sampling:\n"
 "  -e, --event EVENT      cpu-clock (default), task-clock, cycles, instructions,\n"
 "                         cache-references, cache-misses, branches, branch-misses,\n"
-"                         ref-cycles, rNNNN (raw, hex)\n"
+"                         ref-cycles, rNNNN (raw, hex), or a PMU as perf spells\n"
+"                         it: NAME// or NAME/config=0x..,config1=..,period=N/\n"
+"                         (NAME from /sys/bus/event_source/devices)\n"
 "  -F, --freq HZ          samples per second per CPU (default %d)\n"
 "  -c, --count PERIOD     one sample every PERIOD events (instead of -F)\n"
 "  -g, --call-graph       record kernel and user call chains\n"
@@ -117,7 +119,7 @@ static int cmd_profile(int argc, char **argv)
 	unsigned long long v, freq = 0, period = 0;
 	enum format fmt = FMT_SCRIPT;
 	int fmt_given = 0, json = 0, weight_period = 0, callchain = 0, opt;
-	int no_demangle = 0;
+	int no_demangle = 0, event_sample = 0;
 	const char *input = NULL;
 	static char event_name[64];
 	struct output *out = NULL;
@@ -125,7 +127,7 @@ static int cmd_profile(int argc, char **argv)
 	int status;
 
 	o.cfg.size = sizeof(o.cfg);
-	config__parse_event(&o.cfg, o.event);
+	config__parse_event(&o.cfg, o.event, &event_sample);
 	/* Everything after the first "--" is the command, options or not. */
 	for (opt = 1; opt < argc; opt++) {
 		if (!strcmp(argv[opt], "--")) {
@@ -142,7 +144,7 @@ static int cmd_profile(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "e:F:c:gC:p:ad:o:i:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
-			if (config__parse_event(&o.cfg, optarg))
+			if (config__parse_event(&o.cfg, optarg, &event_sample))
 				return 2;
 			o.event = optarg;
 			break;
@@ -279,9 +281,10 @@ static int cmd_profile(int argc, char **argv)
 		p_err("-p and -- CMD exclude each other");
 		return 2;
 	}
-	if (period) {
+	/* An event's period= or freq= term wins over -c and -F, as in perf. */
+	if (period && !event_sample) {
 		o.cfg.sample = period;
-	} else {
+	} else if (!event_sample) {
 		o.cfg.sample = freq ? freq : DEFAULT_FREQ;
 		o.cfg.flags |= KPROF_CFG_FREQ;
 	}

@@ -212,8 +212,21 @@ static int script_event(struct output *o, const struct kp_record *r)
 			      (unsigned long long)r->lost.full, (unsigned long long)r->lost.nested,
 			      (unsigned long long)r->lost.stopped,
 			      (unsigned long long)r->lost.throttled);
+		if (r->lost.throttle || r->lost.unthrottle || r->lost.lowered ||
+		    r->lost.would)
+			script_printf(s, " records: throttle=%u unthrottle=%u lowered=%u would=%u",
+				      r->lost.throttle, r->lost.unthrottle,
+				      r->lost.lowered, r->lost.would);
 		break;
 	case KPROF_RECORD_THROTTLE:
+		/* Which limit(s) tripped; none named by older producers. */
+		if (r->misc & (KPROF_MISC_THROTTLE_OWN | KPROF_MISC_THROTTLE_KERNEL))
+			script_printf(s, " limits=%s%s%s",
+				      r->misc & KPROF_MISC_THROTTLE_OWN ? "kprof" : "",
+				      (r->misc & KPROF_MISC_THROTTLE_OWN) &&
+				      (r->misc & KPROF_MISC_THROTTLE_KERNEL) ? "," : "",
+				      r->misc & KPROF_MISC_THROTTLE_KERNEL ? "kernel" : "");
+		/* fall through */
 	case KPROF_RECORD_UNTHROTTLE:
 	case KPROF_RECORD_KERNEL_THROTTLED:
 	case KPROF_RECORD_WOULD_THROTTLE:

@@ -22,7 +22,7 @@ struct stats {
 	X(overflows) X(samples) X(lost_full) X(lost_nested)		\
 	X(lost_stopped) X(lost_throttled) X(lost_records) X(throttles)	\
 	X(kernel_throttles) X(unthrottles) X(lowerings) X(handler_ns)	\
-	X(nmi_samples) X(would_throttles)
+	X(nmi_samples) X(would_throttles) X(own_throttles) X(lost_events)
 
 static void sum_counters(struct kprof_counters *t, const struct kprof_counters *c)
 {
@@ -88,8 +88,9 @@ static int stats_finish(struct output *o, const struct out_summary *s)
 	}
 	/*
 	 * One row per CPU: overflows, then what became of them (samples and
-	 * the lost causes), throttles by cause (kprof's own, the kernel's
-	 * per-tick limit, shadow would-throttles), unthrottles, lowerings,
+	 * the lost causes), throttled ticks (each once, whatever tripped:
+	 * comparable with perf's THROTTLE count), those where the kernel's
+	 * per-tick limit tripped, shadow would-throttles, unthrottles, lowerings,
 	 * NMI samples, the mean measured cost, the cost controller's running
 	 * average and the limits in force.
 	 */

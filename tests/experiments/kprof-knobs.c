@@ -41,7 +41,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: kprof-knobs [-d DEVICE] get|hz\n"
 		"       kprof-knobs [-d DEVICE] set [--semantics ge|gt|shadow] [--max-sample-rate N]\n"
-		"                   [--cpu-time-max-percent N] [--handler-delay-ns N]\n");
+		"                   [--cpu-time-max-percent N] [--handler-delay-ns N]\n"
+		"                   [--feed-clock 0|1]   (1: cpu-clock costs feed kprof's controller)\n");
 	exit(2);
 }
 
@@ -66,6 +67,7 @@ int main(int argc, char **argv)
 		{ "max-sample-rate", required_argument, NULL, 'r' },
 		{ "cpu-time-max-percent", required_argument, NULL, 'p' },
 		{ "handler-delay-ns", required_argument, NULL, 'w' },
+		{ "feed-clock", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kprof_throttle_config t = { .size = sizeof(t) };
@@ -106,9 +108,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!set) {
-		printf("--semantics %s --max-sample-rate %u --cpu-time-max-percent %u --handler-delay-ns %u\n",
+		printf("--semantics %s --max-sample-rate %u --cpu-time-max-percent %u --handler-delay-ns %u --feed-clock %u\n",
 		       t.semantics < 3 ? sem_names[t.semantics] : "?",
-		       t.max_sample_rate, t.cpu_time_max_percent, t.handler_delay_ns);
+		       t.max_sample_rate, t.cpu_time_max_percent, t.handler_delay_ns,
+		       !!(t.flags & KPROF_THROTTLE_F_FEED_CLOCK));
 		return 0;
 	}
 	optind = 2;
@@ -133,6 +136,13 @@ int main(int argc, char **argv)
 			break;
 		case 'w':
 			t.handler_delay_ns = parse_u32("--handler-delay-ns", optarg);
+			break;
+		case 'f':
+			if (parse_u32("--feed-clock", optarg) > 1)
+				usage();
+			t.flags = (t.flags & ~KPROF_THROTTLE_F_FEED_CLOCK) |
+				  (parse_u32("--feed-clock", optarg) ?
+				   KPROF_THROTTLE_F_FEED_CLOCK : 0);
 			break;
 		default:
 			usage();

@@ -7,8 +7,13 @@
  * one_page:  a one-page buffer and a reader that sleeps between drains, so
  *            the buffer fills (lost_full > 0 on every CPU).
  * large:     a 1 MiB buffer, a reader woken by poll(): nothing lost.
+ *
+ * The *_testpmu variants sample the PMU stand-in (tests/vm/run --testpmu)
+ * instead of cpu-clock, the kernel's cost controller off (see
+ * tp_controller_off()): every overflow is an NMI, and every sample says so.
  */
 #include "kprof_test.h"
+#include "testpmu.h"
 
 #include <poll.h>
 
@@ -27,6 +32,7 @@ FIXTURE_VARIANT(conservation) {
 	int sleep_ms;		/* reader's nap between drains; 0: poll() */
 	int run_ms;
 	int expect_full;	/* lost_full > 0 on every CPU, or none lost */
+	int testpmu;		/* on the PMU stand-in, not cpu-clock */
 };
 
 FIXTURE_VARIANT_ADD(conservation, one_page) {
@@ -56,12 +62,38 @@ FIXTURE_VARIANT_ADD(conservation, large) {
 	.expect_full = 0,
 };
 
+FIXTURE_VARIANT_ADD(conservation, one_page_testpmu) {
+	.buffer_pages = 1,
+	.freq = 500,
+	.callchains = 1,
+	.sleep_ms = 300,
+	.run_ms = 900,
+	.expect_full = 1,
+	.testpmu = 1,
+};
+
+FIXTURE_VARIANT_ADD(conservation, large_testpmu) {
+	.buffer_pages = 256,
+	.watermark = 4096,
+	.freq = 1000,
+	.callchains = 1,
+	.sleep_ms = 0,
+	.run_ms = 1500,
+	.expect_full = 0,
+	.testpmu = 1,
+};
+
 FIXTURE_SETUP(conservation)
 {
 	struct kprof_config cfg;
 
 	KP_OPEN_OR_SKIP(self->fd);
-	kp_cfg_init(&cfg, variant->freq);
+	if (!variant->testpmu)
+		kp_cfg_init(&cfg, variant->freq);
+	else if (tp_cfg_init(&cfg, variant->freq))
+		SKIP(return, "no %s (load it: tests/vm/run --testpmu)", TP_SYSFS);
+	else
+		ASSERT_EQ(0, tp_controller_off());
 	cfg.buffer_pages = variant->buffer_pages;
 	cfg.watermark = variant->watermark;
 	if (variant->callchains) {
@@ -78,6 +110,8 @@ FIXTURE_SETUP(conservation)
 
 FIXTURE_TEARDOWN(conservation)
 {
+	if (variant->testpmu)
+		tp_reset_sysctls();
 	kp_close(self->fd, &self->b);
 }
 
@@ -123,6 +157,8 @@ TEST_F_TIMEOUT(conservation, per_cpu, 60)
 		       cpu, k.overflows, k.samples, k.lost_full, k.lost_nested,
 		       k.lost_stopped, k.lost_throttled, c->lost_recs);
 		EXPECT_LT(0ULL, k.samples) TH_LOG("CPU %u delivered nothing", cpu);
+		if (variant->testpmu)
+			EXPECT_EQ(k.samples, k.nmi_samples) TH_LOG("CPU %u", cpu);
 		if (variant->expect_full) {
 			EXPECT_LT(0ULL, k.lost_full)
 				TH_LOG("CPU %u: one page never filled", cpu);

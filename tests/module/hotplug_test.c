@@ -4,9 +4,13 @@
  * 3 go offline and online twenty times.  An offlined CPU's region stays
  * mapped and readable, its ONLINE flag and GET_INFO's online_mask follow
  * the CPU, nothing more is written to it while it is offline, samples
- * resume when it comes back, and the counters add up at the end.
+ * resume when it comes back, and the counters add up at the end.  On
+ * cpu-clock, and on the PMU stand-in (tests/vm/run --testpmu, the kernel's
+ * cost controller off: see tp_controller_off()), whose per-CPU hrtimers
+ * and NMIs must follow the CPUs too.
  */
 #include "kprof_test.h"
+#include "testpmu.h"
 
 #include "kselftest_harness.h"
 
@@ -42,6 +46,18 @@ FIXTURE(hotplug) {
 	struct kp_buffers b;
 };
 
+FIXTURE_VARIANT(hotplug) {
+	int testpmu;
+};
+
+FIXTURE_VARIANT_ADD(hotplug, cpu_clock) {
+	.testpmu = 0,
+};
+
+FIXTURE_VARIANT_ADD(hotplug, testpmu) {
+	.testpmu = 1,
+};
+
 FIXTURE_SETUP(hotplug)
 {
 	struct kprof_config cfg;
@@ -57,7 +73,12 @@ FIXTURE_SETUP(hotplug)
 			     sysconf(_SC_NPROCESSORS_ONLN));
 	}
 	kp_stop(self->fd);
-	kp_cfg_init(&cfg, 250);
+	if (!variant->testpmu)
+		kp_cfg_init(&cfg, 250);
+	else if (tp_cfg_init(&cfg, 250))
+		SKIP(return, "no %s (load it: tests/vm/run --testpmu)", TP_SYSFS);
+	else
+		ASSERT_EQ(0, tp_controller_off());
 	cfg.buffer_pages = 64;
 	ASSERT_EQ(0, kp_set_config(self->fd, &cfg))
 		TH_LOG("SET_CONFIG: %s", strerror(errno));
@@ -77,6 +98,8 @@ FIXTURE_TEARDOWN(hotplug)
 	kp_stop(self->fd);
 	kp_unmap(&self->b);
 	close(self->fd);
+	if (variant->testpmu)
+		tp_reset_sysctls();
 }
 
 TEST_F_TIMEOUT(hotplug, offline_online, 240)

@@ -59,8 +59,11 @@ struct kp_cpu {
 	__u64 user_samples;		/* samples with KPROF_MISC_USER */
 	__u64 lost_recs;		/* LOST records */
 	__u64 lost_full, lost_nested, lost_stopped, lost_throttled;
-	__u64 throttle_recs, unthrottle_recs, kthrottle_recs, lowered_recs;
+	__u64 throttle_recs, unthrottle_recs, lowered_recs;
+	__u64 kthrottle_recs, own_recs;	/* THROTTLE with KERNEL / OWN */
 	__u64 would_recs;
+	/* Records other than SAMPLE the LOST records say did not fit. */
+	__u64 lost_events;
 	__u64 unknown_recs;
 	/*
 	 * Sequence numbers.  An NMI sample can be committed ahead of the
@@ -467,22 +470,25 @@ static inline int kp_account(struct kp_buffers *b, struct kp_cpu *c,
 		c->lost_nested += l->nested;
 		c->lost_stopped += l->stopped;
 		c->lost_throttled += l->throttled;
+		c->lost_events += (__u64)l->throttle + l->unthrottle +
+				  l->lowered + l->would;
 		return 0;
 	case KPROF_RECORD_THROTTLE:
 	case KPROF_RECORD_UNTHROTTLE:
-	case KPROF_RECORD_KERNEL_THROTTLED:
 	case KPROF_RECORD_WOULD_THROTTLE:
 		want = sizeof(struct kprof_throttle_event);
 		if (h->size != want)
 			break;
-		if (h->type == KPROF_RECORD_THROTTLE)
+		if (h->type == KPROF_RECORD_THROTTLE) {
 			c->throttle_recs++;
-		else if (h->type == KPROF_RECORD_UNTHROTTLE)
+			c->kthrottle_recs +=
+				!!(h->misc & KPROF_MISC_THROTTLE_KERNEL);
+			c->own_recs += !!(h->misc & KPROF_MISC_THROTTLE_OWN);
+		} else if (h->type == KPROF_RECORD_UNTHROTTLE) {
 			c->unthrottle_recs++;
-		else if (h->type == KPROF_RECORD_WOULD_THROTTLE)
+		} else {
 			c->would_recs++;
-		else
-			c->kthrottle_recs++;
+		}
 		return 0;
 	case KPROF_RECORD_RATE_LOWERED:
 		want = sizeof(struct kprof_rate_lowered);

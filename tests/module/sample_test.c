@@ -3,9 +3,14 @@
  * Sample content acceptance: cpu-clock at 1 kHz on CPUs 0 and 1 with
  * callchains while tests/progs/spin burns CPU (tid, IP in its text, user
  * chain through main) and while tests/progs/sysloop makes system calls
- * (kernel chains inside kernel text, through do_syscall_64).
+ * (kernel chains inside kernel text, through do_syscall_64).  The
+ * *_testpmu variants do the same on the PMU stand-in (tests/testpmu/,
+ * tests/vm/run --testpmu) at 1 kHz through the kernel's frequency
+ * adjustment (the programs keep the CPUs busy, so the tick that adjusts
+ * the period runs), where every sample is taken in NMI context.
  */
 #include "kprof_test.h"
+#include "testpmu.h"
 
 #include <elf.h>
 #include <limits.h>
@@ -293,6 +298,7 @@ FIXTURE(sample) {
 FIXTURE_VARIANT(sample) {
 	const char *prog;
 	int want_user;		/* spin: user-mode checks; sysloop: kernel */
+	int testpmu;		/* on the PMU stand-in, not cpu-clock */
 };
 
 FIXTURE_VARIANT_ADD(sample, spin) {
@@ -303,6 +309,18 @@ FIXTURE_VARIANT_ADD(sample, spin) {
 FIXTURE_VARIANT_ADD(sample, sysloop) {
 	.prog = "sysloop",
 	.want_user = 0,
+};
+
+FIXTURE_VARIANT_ADD(sample, spin_testpmu) {
+	.prog = "spin",
+	.want_user = 1,
+	.testpmu = 1,
+};
+
+FIXTURE_VARIANT_ADD(sample, sysloop_testpmu) {
+	.prog = "sysloop",
+	.want_user = 0,
+	.testpmu = 1,
 };
 
 FIXTURE_SETUP(sample)
@@ -318,7 +336,14 @@ FIXTURE_SETUP(sample)
 		SKIP(return, "/proc/kallsyms has no usable _stext/_etext/do_syscall_64 (kptr_restrict?)");
 	kp_stop(self->fd);
 
-	kp_cfg_init(&cfg, FREQ);
+	if (!variant->testpmu) {
+		kp_cfg_init(&cfg, FREQ);
+	} else {
+		if (tp_cfg_init(&cfg, FREQ))
+			SKIP(return, "no %s (load it: tests/vm/run --testpmu)", TP_SYSFS);
+		cfg.flags |= KPROF_CFG_FREQ;
+		cfg.sample = FREQ;
+	}
 	kp_cfg_add_cpu(&cfg, 0);
 	kp_cfg_add_cpu(&cfg, 1);
 	cfg.flags |= KPROF_CFG_CALLCHAIN_KERNEL | KPROF_CFG_CALLCHAIN_USER;
@@ -414,6 +439,9 @@ TEST_F_TIMEOUT(sample, program, 60)
 		} else {
 			EXPECT_LT(0ULL, c->samples) TH_LOG("CPU %u", cpu);
 		}
+		/* The stand-in delivers every overflow as an NMI. */
+		if (variant->testpmu)
+			EXPECT_EQ(c->samples, c->nmi_samples) TH_LOG("CPU %u", cpu);
 	}
 	ASSERT_EQ(0, kp_check_conserved_all(&self->b, 1))
 		TH_LOG("%s", self->b.err);

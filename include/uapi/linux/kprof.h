@@ -114,7 +114,9 @@ struct kprof_mmap_page {
 	 * path once the producer is quiesced); readers load them with
 	 * READ_ONCE.  They are final after KPROF_IOC_STOP returns.
 	 * Invariant: overflows == samples + lost_full + lost_nested +
-	 * lost_stopped + lost_throttled.
+	 * lost_stopped + lost_throttled.  Published lazily: at each reader
+	 * wakeup, at the end of a throttle, at GET_STATS and at STOP, so they
+	 * may lag the records while sampling runs.
 	 */
 	struct kprof_counters {
 		__u64	overflows;	/* overflow-handler invocations seen */
@@ -124,14 +126,18 @@ struct kprof_mmap_page {
 		__u64	lost_stopped;	/* arrived while stopping */
 		__u64	lost_throttled;	/* arrived while throttled */
 		__u64	lost_records;	/* sum of LOST records written */
-		__u64	throttles;	/* kprof's own throttle stopped the event */
-		__u64	kernel_throttles; /* the kernel's limit stopped it */
-		__u64	unthrottles;	/* restarts after either throttle */
+		__u64	throttles;	/* throttled ticks: THROTTLE records */
+		__u64	kernel_throttles; /* of those, the kernel's limit tripped */
+		__u64	unthrottles;	/* UNTHROTTLE records: throttles ended */
 		__u64	lowerings;	/* RATE_LOWERED records */
 		__u64	handler_ns;	/* sum of measured handler cost */
 		__u64	nmi_samples;	/* samples taken in NMI context */
 		__u64	would_throttles; /* shadow: WOULD_THROTTLE records */
-		__u64	__reserved[18];
+		__u64	own_throttles;	/* of throttles, kprof's own limit tripped */
+		__u64	lost_events;	/* THROTTLE, UNTHROTTLE, WOULD_THROTTLE,
+					 * RATE_LOWERED records that did not fit
+					 */
+		__u64	__reserved[16];
 	} counters;
 
 	/* Throttle state of this CPU (copied out at each change). */
@@ -172,6 +178,9 @@ struct kprof_record_header {
 #define KPROF_MISC_USER_FAULT		(1U << 2)	/* user walk ended on a fault */
 #define KPROF_MISC_KERNEL_TRUNC		(1U << 3)	/* kernel chain hit max depth */
 #define KPROF_MISC_USER_TRUNC		(1U << 4)	/* user chain hit max depth */
+/* THROTTLE: which limit(s) tripped at the overflow that began it */
+#define KPROF_MISC_THROTTLE_OWN		(1U << 6)	/* kprof's per-tick limit */
+#define KPROF_MISC_THROTTLE_KERNEL	(1U << 7)	/* the kernel's */
 
 enum kprof_record_type {
 	/*
@@ -183,7 +192,9 @@ enum kprof_record_type {
 	 *	__u32	cpu;
 	 *	__u32	pid;		// tgid; 0 for the idle task
 	 *	__u32	tid;
-	 *	__u32	cost_ns;	// this handler's cost, entry to commit
+	 *	__u32	cost_ns;	// this handler's cost, entry to
+	 *				// commit and wakeup, nested
+	 *				// handlers' time excluded
 	 *	char	comm[16];	// always NUL-terminated
 	 *	__u64	ip;
 	 *	__u64	period;
@@ -198,30 +209,45 @@ enum kprof_record_type {
 	KPROF_RECORD_SAMPLE		= 1,
 
 	/*
-	 * Overflows not delivered since the previous LOST record, by cause.
-	 * Written in-band before the next record that fits, and by STOP.
+	 * Overflows not delivered since the previous LOST record, by cause,
+	 * and the other records that did not fit (lost_events, by type), so
+	 * that THROTTLE/UNTHROTTLE pairing stays recoverable.  Written
+	 * in-band right before the next record that fits, with that record's
+	 * time, and by STOP; losses still pending at START (the STOP flush
+	 * did not fit and nothing was read since) are carried into the new
+	 * run: counted lost by cause, they come first, so its first seq is
+	 * one past them.
 	 * struct {
 	 *	struct kprof_record_header header;
 	 *	__u64	time;
 	 *	__u64	full, nested, stopped, throttled;
+	 *	__u32	throttle;	// THROTTLE records not written
+	 *	__u32	unthrottle;	// UNTHROTTLE records not written
+	 *	__u32	lowered;	// RATE_LOWERED records not written
+	 *	__u32	would;		// WOULD_THROTTLE records not written
 	 * };
 	 */
 	KPROF_RECORD_LOST		= 2,
 
 	/*
-	 * kprof's own throttle stopped this CPU's event (THROTTLE), the
-	 * kernel's per-tick limit did (KERNEL_THROTTLED, detected through
-	 * the event's hw.interrupts), or the event was restarted
-	 * (UNTHROTTLE).  Both throttle records follow the overflow that
-	 * tripped the limit (and its SAMPLE: it is delivered), and each is
-	 * ended by one UNTHROTTLE unless sampling stops first, so
-	 * unthrottles <= throttles + kernel_throttles.  The kernel restarts
-	 * its throttled event at its next tick without telling kprof: the
-	 * UNTHROTTLE ending a KERNEL_THROTTLED is written by the first
-	 * overflow after that restart, with that overflow's time, before
-	 * its SAMPLE.  tick and interrupts are kprof's count in its own
-	 * ticks (local_clock() / TICK_NSEC), also for KERNEL_THROTTLED,
-	 * whose limit the kernel counts in its scheduler ticks instead.
+	 * A throttle of this CPU began (THROTTLE) or ended (UNTHROTTLE).
+	 * One THROTTLE per throttled tick, whatever tripped: header.misc
+	 * says which limit(s) did at that overflow, kprof's own
+	 * (KPROF_MISC_THROTTLE_OWN) and/or the kernel's per-tick limit
+	 * (KPROF_MISC_THROTTLE_KERNEL, detected through the event's
+	 * hw.interrupts).  It follows the overflow that tripped (and its
+	 * SAMPLE: it is delivered) and is ended by one UNTHROTTLE once
+	 * every limit that holds the CPU has let go, unless sampling stops
+	 * first: unthrottles <= throttles.  The kernel restarts its
+	 * throttled event at its next tick without telling kprof: a throttle
+	 * the kernel held ends at the first overflow after that restart,
+	 * whose UNTHROTTLE has that overflow's time and comes before its
+	 * SAMPLE.  tick and interrupts are kprof's count in its own ticks
+	 * (local_clock() / TICK_NSEC), also when the kernel's limit tripped,
+	 * which the kernel counts in its scheduler ticks instead.
+	 * KERNEL_THROTTLED is no longer written (a THROTTLE with only
+	 * KPROF_MISC_THROTTLE_KERNEL took its place); the number stays
+	 * reserved.
 	 * struct {
 	 *	struct kprof_record_header header;
 	 *	__u64	time;
@@ -281,6 +307,10 @@ struct kprof_lost {
 	__u64	nested;
 	__u64	stopped;
 	__u64	throttled;
+	__u32	throttle;
+	__u32	unthrottle;
+	__u32	lowered;
+	__u32	would;
 };
 
 struct kprof_throttle_event {
@@ -309,7 +339,9 @@ struct kprof_rate_lowered {
 /* Sampling configuration.  Values mirror perf_event_attr where they can. */
 struct kprof_config {
 	__u32	size;		/* sizeof(struct kprof_config) */
-	__u32	type;		/* PERF_TYPE_HARDWARE/SOFTWARE/RAW */
+	__u32	type;		/* PERF_TYPE_HARDWARE/SOFTWARE/RAW, or a
+				 * dynamic PMU's type (its sysfs 'type')
+				 */
 	__u64	config;		/* PERF_COUNT_* or raw code */
 	__u64	sample;		/* period, or frequency with KPROF_CFG_FREQ */
 	__u64	flags;		/* KPROF_CFG_* */
@@ -321,7 +353,9 @@ struct kprof_config {
 				 * 0: half the data area, also the most used
 				 */
 	__u64	cpumask[KPROF_MAX_CPUS / 64]; /* CPUs to sample; all zero: all */
-	__u64	__reserved[8];
+	__u64	config1;	/* perf_event_attr.config1, the PMU's to read */
+	__u64	config2;	/* perf_event_attr.config2 */
+	__u64	__reserved[6];
 };
 
 #define KPROF_CONFIG_SIZE_VER0	(8 + 8 + 8 + 8 + 4 + 2 + 2 + 4 + 4 + \
@@ -341,11 +375,21 @@ struct kprof_throttle_config {
 	__u32	max_sample_rate;	/* like perf_event_max_sample_rate */
 	__u32	cpu_time_max_percent;	/* like perf_cpu_time_max_percent */
 	__u32	handler_delay_ns;	/* debug: busy-wait in the handler */
-	__u32	__reserved0;
+	__u32	flags;			/* KPROF_THROTTLE_F_* */
 	__u64	__reserved[4];
 };
 
 #define KPROF_THROTTLE_CONFIG_SIZE_VER0	56
+
+/*
+ * Which overflows feed their cost to the cost controller.  By default
+ * those in NMI context (PMU events), as the kernel feeds
+ * perf_sample_event_took() from its PMI handler only; hrtimer clock
+ * events (cpu-clock, task-clock) do not, as in the kernel.  FEED_CLOCK
+ * feeds them too, for experiments on machines without a PMU.
+ */
+#define KPROF_THROTTLE_F_FEED_CLOCK	(1U << 0)
+#define KPROF_THROTTLE_F_ALL		((1U << 1) - 1)
 
 enum kprof_throttle_semantics {
 	KPROF_THROTTLE_GE	= 0,	/* interrupts >= max (current kernels) */
@@ -419,8 +463,10 @@ struct kprof_cpu_stats {
  * Creates the event of every selected online CPU; if one fails (ENOENT
  * or EOPNOTSUPP for a hardware event without a PMU, ...) the others are
  * released, its errno is returned and nothing runs.  START zeroes the
- * counters (seq restarts at 1); data_head and data_tail carry on.
- * Selected CPUs that are offline get their event when they come online.
+ * counters (seq restarts at 1), but for losses the last STOP could not
+ * report (see LOST), which it carries into the new run; data_head and
+ * data_tail carry on.  Selected CPUs that are offline get their event
+ * when they come online.
  *
  * STOP: returns 0, also when not running; EBUSY for a session another
  * file started.  Counters are final on return and the last LOST record is
@@ -433,11 +479,11 @@ struct kprof_cpu_stats {
  * (EINVAL > KPROF_THROTTLE_SHADOW), cpu_time_max_percent (EINVAL > 100),
  * max_sample_rate (EINVAL when 0 or > INT_MAX, or while the percent is 0
  * or 100); a field equal to the current value is not written.  Reserved
- * non-zero or handler_delay_ns > TICK_NSEC / 2: EINVAL.  Then EPERM,
- * unless the file was opened with CAP_SYS_ADMIN, for a handler_delay_ns
- * other than 0 and the current one, and for a percent of 0 or 100 that
- * switches the cost controller off.  Allowed while running, by the
- * session's owner.
+ * non-zero, unknown flags or handler_delay_ns > TICK_NSEC / 2: EINVAL.
+ * Then EPERM, unless the file was opened with CAP_SYS_ADMIN, for a
+ * handler_delay_ns other than 0 and the current one, and for a percent
+ * of 0 or 100 that switches the cost controller off.  Allowed while
+ * running, by the session's owner.
  *
  * INJECT_NMI: EPERM unless the file was opened with CAP_SYS_ADMIN; EBUSY
  * for another file's session; EINVAL when not running or when the CPU has

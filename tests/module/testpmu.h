@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for in-VM tests on the PMU stand-in (tests/testpmu/, loaded by
+ * `tests/vm/run --testpmu`): its perf type, its NMI statistics, its
+ * nmi_cost_ns knob, the perf sysctls its NMIs move, and kprof requests
+ * on it.
+ *
+ * Under TCG one NMI costs 10-20 us against perf's 2.5 us budget, so the
+ * kernel's controller lowers kernel.perf_event_max_sample_rate even with
+ * nmi_cost_ns=0, and the sysctl outlives the test: every test resets it
+ * (and perf_cpu_time_max_percent) before and after (tp_reset_sysctls()).
+ */
+#ifndef KPROF_TESTPMU_H
+#define KPROF_TESTPMU_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "kprof_test.h"
+
+#define TP_SYSFS	"/sys/bus/event_source/devices/kprof_testpmu"
+#define TP_PARAM	"/sys/module/kprof_testpmu/parameters/nmi_cost_ns"
+#define TP_MAX_RATE	"/proc/sys/kernel/perf_event_max_sample_rate"
+#define TP_MAX_PERCENT	"/proc/sys/kernel/perf_cpu_time_max_percent"
+/* The kernel's defaults (DEFAULT_MAX_SAMPLE_RATE, ..._CPU_TIME_MAX_PERCENT). */
+#define TP_DEFAULT_RATE		100000
+#define TP_DEFAULT_PERCENT	25
+
+/* Write @val to @path; 0, or -errno of the write. */
+static inline int tp_write(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (fputs(val, f) < 0)
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+static inline int tp_write_u64(const char *path, unsigned long long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu\n", v);
+	return tp_write(path, buf);
+}
+
+/* The number in @path, or -1. */
+static inline long long tp_read_num(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* kprof_testpmu's perf type, or -1 when the stand-in is not loaded. */
+static inline int tp_type(void)
+{
+	return (int)tp_read_num(TP_SYSFS "/type");
+}
+
+/* The perf sysctls back to the kernel's defaults; 0 or -errno. */
+static inline int tp_reset_sysctls(void)
+{
+	int ret = tp_write_u64(TP_MAX_PERCENT, TP_DEFAULT_PERCENT);
+
+	return ret ?: tp_write_u64(TP_MAX_RATE, TP_DEFAULT_RATE);
+}
+
+/*
+ * The kernel's cost controller off (perf_cpu_time_max_percent=0, the
+ * per-tick limit stays at the default rate's 400), for tests of kprof's
+ * capture on the stand-in rather than of the kernel's throttle: under TCG
+ * an NMI costs more than perf's 2.5 us budget, the controller lowers the
+ * rate until the per-tick limit throttles kprof's counter, and a counter
+ * throttled on a tickless idle CPU stays stopped until that CPU ticks
+ * again.  (How kprof reports the kernel's throttle of its counter is
+ * issue #13's.)  tp_reset_sysctls() turns it back on.
+ */
+static inline int tp_controller_off(void)
+{
+	int ret = tp_reset_sysctls();
+
+	return ret ?: tp_write_u64(TP_MAX_PERCENT, 0);
+}
+
+struct tp_stats {
+	unsigned long long nmis, nmi_ns, cost_ns, overflows, lost_nmis;
+};
+
+/* The stand-in's nmi_stats (sums over all CPUs); 0 or -1. */
+static inline int tp_read_stats(struct tp_stats *st)
+{
+	FILE *f = fopen(TP_SYSFS "/nmi_stats", "r");
+	char name[32];
+	unsigned long long v;
+	int n = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (!f)
+		return -1;
+	while (fscanf(f, "%31s %llu", name, &v) == 2) {
+		n++;
+		if (!strcmp(name, "nmis"))
+			st->nmis = v;
+		else if (!strcmp(name, "nmi_ns"))
+			st->nmi_ns = v;
+		else if (!strcmp(name, "cost_ns"))
+			st->cost_ns = v;
+		else if (!strcmp(name, "overflows"))
+			st->overflows = v;
+		else if (!strcmp(name, "lost_nmis"))
+			st->lost_nmis = v;
+		else
+			n--;
+	}
+	fclose(f);
+	return n == 5 ? 0 : -1;
+}
+
+/* Put @mark in the kernel log (tp_log_since() finds what follows it). */
+static inline int tp_log_mark(const char *mark)
+{
+	return tp_write("/dev/kmsg", mark);
+}
+
+/*
+ * The kernel log after the last line holding @mark, into @out (@len
+ * bytes); 0, or -1 when dmesg fails or the mark is not there.
+ */
+static int tp_run(const char *cmd, char *out, size_t len);
+static inline int tp_log_since(const char *mark, char *out, size_t len)
+{
+	char *p, *last = NULL;
+
+	if (tp_run("dmesg", out, len))
+		return -1;
+	for (p = strstr(out, mark); p; p = strstr(p + 1, mark))
+		last = p;
+	if (!last)
+		return -1;
+	memmove(out, last, strlen(last) + 1);
+	return 0;
+}
+
+/*
+ * Run the shell command @cmd, its stdout and stderr into @out (NUL
+ * terminated, truncated to @len); returns its exit status, or -1.
+ */
+static inline int tp_run(const char *cmd, char *out, size_t len)
+{
+	char *full;
+	FILE *p;
+	size_t n = 0, r;
+	int st;
+
+	if (asprintf(&full, "( %s ) 2>&1", cmd) < 0)
+		return -1;
+	p = popen(full, "r");
+	free(full);
+	if (!p)
+		return -1;
+	while (n + 1 < len && (r = fread(out + n, 1, len - 1 - n, p)) > 0)
+		n += r;
+	out[n] = 0;
+	/* Drain what did not fit, so the command is not killed by SIGPIPE. */
+	while (fgetc(p) != EOF)
+		;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * kp_cfg_init()'s request (kprof_test.h) on the stand-in instead of
+ * cpu-clock, at @freq Hz as a fixed period of 1e9/@freq ns (config 0
+ * counts ns): what perf itself turns -F into for cpu-clock.  Frequency
+ * mode is left to tests that keep their CPUs busy: the stand-in counts
+ * through idle (as cpu-clock does, unlike cycles), and the kernel's
+ * per-tick period estimate assumes one tick of counting per tick, which
+ * a CPU leaving tickless idle breaks (the rate dips until the
+ * per-overflow estimate pulls it back).  0, or -1 without the stand-in.
+ */
+static inline int tp_cfg_init(struct kprof_config *cfg, __u64 freq)
+{
+	int type = tp_type();
+
+	if (type < 0 || !freq)
+		return -1;
+	kp_cfg_init(cfg, freq);
+	cfg->type = type;
+	cfg->config = 0;
+	cfg->flags &= ~KPROF_CFG_FREQ;
+	cfg->sample = 1000000000ULL / freq;
+	return 0;
+}
+
+#endif /* KPROF_TESTPMU_H */
