@@ -138,12 +138,12 @@ TEST_F_TIMEOUT(hotplug, offline_online, 240)
 
 	/*
 	 * Samples resume on the CPUs that came back.  Progress, not a rate:
-	 * drain until each has delivered again; the 20 s only turn a CPU
-	 * that never does into a failure instead of a hang.
+	 * drain until each has delivered again (KP_PROGRESS_MS: a hang
+	 * detector).
 	 */
 	for (i = 0; i < NR_HP_CPUS; i++)
 		samples_at_online[i] = self->b.cpus[FIRST_HP_CPU + i].samples;
-	for (n = 0; n < 1000; n++) {
+	for (n = 0; n < KP_PROGRESS_MS / 20; n++) {
 		int waiting = 0;
 
 		kp_sleep_ms(20);

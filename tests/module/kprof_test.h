@@ -189,6 +189,14 @@ static inline double kp_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * A wait for progress (a sample, an exec, a CPU delivering again) gives up
+ * after this long: a hang detector, not a rate.  Far above the longest
+ * stall the emulator shows on a loaded host (hundreds of ms), far below
+ * the tests' timeouts.
+ */
+#define KP_PROGRESS_MS	20000
+
 /* CLOCK_MONOTONIC in ns: the clock of hrtimer-driven (cpu-clock) events. */
 static inline unsigned long long kp_now_ns(void)
 {

@@ -318,6 +318,65 @@ static unsigned long count_stacks(char *text, const char *comm, const char *cons
 }
 
 /*
+ * Until kprofcat's session runs and has delivered a sample on @cpu:
+ * kprofcat opens its side band before it starts kprof, so from then on
+ * both record.  A fixed 2 s sleep was not enough with 1 vCPU, where
+ * kprofcat's start-up (kallsyms, /proc snapshot) took longer, and the
+ * counters alone are no sign: STOP leaves the last session's in place
+ * until the next START resets them, so RUNNING is checked first.
+ * Progress, not a rate: the 30 s only turn a recorder that never starts
+ * into a failure.
+ */
+static int wait_sampling(int cpu)
+{
+	struct kprof_cpu_stats st;
+	struct kprof_info info;
+	int fd = open("/dev/kprof", O_RDONLY), i, ret = -1;
+
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < 1500 && ret; i++) {
+		memset(&info, 0, sizeof(info));
+		info.size = sizeof(info);
+		memset(&st, 0, sizeof(st));
+		st.size = sizeof(st);
+		st.cpu = cpu;
+		if (ioctl(fd, KPROF_IOC_GET_INFO, &info) ||
+		    ioctl(fd, KPROF_IOC_GET_STATS, &st))
+			break;
+		if ((info.flags & KPROF_INFO_RUNNING) && st.counters.samples)
+			ret = 0;
+		else
+			usleep(20000);
+	}
+	close(fd);
+	return ret;
+}
+
+/* The session's counters on @cpu, as it left them (STOP keeps them). */
+static void log_counters(struct __test_metadata *_metadata, int cpu)
+{
+	struct kprof_cpu_stats st;
+	int fd = open("/dev/kprof", O_RDONLY);
+
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	st.cpu = cpu;
+	if (fd < 0 || ioctl(fd, KPROF_IOC_GET_STATS, &st)) {
+		TH_LOG("GET_STATS: %s", strerror(errno));
+	} else {
+		const struct kprof_counters *k = &st.counters;
+
+		TH_LOG("CPU %d: overflows %llu samples %llu lost full %llu nested %llu stopped %llu throttled %llu; throttles %llu kernel %llu",
+		       cpu, k->overflows, k->samples, k->lost_full,
+		       k->lost_nested, k->lost_stopped, k->lost_throttled,
+		       k->throttles, k->kernel_throttles);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
  * Not a child of kprofcat (-a, spawned from here) and, kprofcat being
  * stopped meanwhile, gone before kprofcat could read its /proc/PID/maps:
  * only the side band's exec/mmap history can name its functions (with the
@@ -371,7 +430,8 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 		_exit(127);
 	}
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
-	sleep(2);	/* kprofcat is up and sampling */
+	ASSERT_EQ(0, wait_sampling(target))
+		TH_LOG("kprofcat never delivered a sample on CPU %d", target);
 	/*
 	 * The reader stopped (as if not scheduled) from before the spawn
 	 * until after the reaping: it cannot see the process alive, so
@@ -392,6 +452,11 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 	ASSERT_EQ(rec, waitpid(rec, &status, 0));
 	ASSERT_EQ(0, WEXITSTATUS(status));
 	ASSERT_EQ(0, restore_throttle(&saved)) TH_LOG("restoring the throttle knobs: %s", strerror(errno));
+	log_counters(_metadata, target);
+	ASSERT_EQ(0, run("cut -d';' -f1 /tmp/kprofcat_short.out | sort | uniq -c | sort -rn | head -n 6", &out, &err));
+	TH_LOG("commands in kprofcat's output, by stacks:\n%s", out);
+	free(out);
+	free(err);
 	ASSERT_EQ(0, run("grep '^shortlived;' /tmp/kprofcat_short.out || true", &out, &err));
 	unlink("/tmp/kprofcat_short.out");
 	TH_LOG("shortlived lived %.1f ms (spawn to waitpid); its stacks:\n%s", ms, out);

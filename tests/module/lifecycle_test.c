@@ -64,7 +64,7 @@ static int one_session(char *err, size_t len)
 			 b.err);
 		goto out;
 	}
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < KP_PROGRESS_MS; i++) {
 		if (kp_drain(&b) < 0) {
 			snprintf(err, len, "%s", b.err);
 			goto out;

@@ -261,10 +261,9 @@ TEST_F_TIMEOUT(mmap, garbage_tail, 60)
 	}
 	/*
 	 * Until every CPU delivered again: an idle TCG vCPU can go hundreds
-	 * of ms without running its timer.  Progress, not a rate: the 20 s
-	 * only turn a CPU that never delivers into a failure, not a hang.
+	 * of ms without running its timer (KP_PROGRESS_MS: a hang detector).
 	 */
-	for (round = 0; round < 1000; round++) {
+	for (round = 0; round < KP_PROGRESS_MS / 20; round++) {
 		unsigned int waiting = 0;
 
 		kp_sleep_ms(20);
@@ -385,7 +384,7 @@ TEST_F_TIMEOUT(mmap, read_path, 60)
 
 	KP_RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, kp_start(self->fd)) TH_LOG("START: %s", strerror(errno));
-	for (i = 0; i < 10 && !samples; i++) {
+	for (i = 0; i < KP_PROGRESS_MS / 50 && !samples; i++) {
 		kp_sleep_ms(50);
 		n = read(self->fd, buf, sizeof(buf));
 		ASSERT_LE(0, n) TH_LOG("read: %s", strerror(errno));
@@ -406,7 +405,7 @@ TEST_F_TIMEOUT(mmap, read_path, 60)
 	ASSERT_EQ(0, munmap(p, self->stride));
 
 	samples = 0;
-	for (i = 0; i < 10 && !samples; i++) {
+	for (i = 0; i < KP_PROGRESS_MS / 50 && !samples; i++) {
 		kp_sleep_ms(50);
 		n = read(self->fd, buf, sizeof(buf));
 		ASSERT_LE(0, n) TH_LOG("read after munmap: %s", strerror(errno));

@@ -270,7 +270,7 @@ static int wait_exec(pid_t pid, const char *path)
 	if (!realpath(path, real))
 		return -1;
 	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
-	for (i = 0; i < 2000; i++) {
+	for (i = 0; i < KP_PROGRESS_MS; i++) {
 		ssize_t n = readlink(link, exe, sizeof(exe) - 1);
 
 		if (n > 0) {
@@ -377,9 +377,9 @@ TEST_F_TIMEOUT(sample, program, 60)
 	ASSERT_LT(0, t->pid);
 	ASSERT_EQ(0, wait_exec(t->pid, self->prog));
 	/* exec switches the exe link before it maps the new image. */
-	for (i = 0; i < 2000 && locate_target(t, self->prog); i++)
+	for (i = 0; i < KP_PROGRESS_MS && locate_target(t, self->prog); i++)
 		usleep(1000);
-	ASSERT_GT(2000, i)
+	ASSERT_GT(KP_PROGRESS_MS, i)
 		TH_LOG("no executable mapping of %s / main symbol", self->prog);
 
 	for (;;) {
