@@ -534,16 +534,6 @@ static const struct vm_operations_struct kprof_vm_ops = {
 	.mremap = kprof_vm_mremap,
 };
 
-static void kprof_vma_flags(struct vm_area_struct *vma, vm_flags_t set,
-			    vm_flags_t clear)
-{
-#ifdef KPROF_HAVE_VM_FLAGS_MOD	/* 6.3+: vm_flags is read-only */
-	vm_flags_mod(vma, set, clear);
-#else
-	vma->vm_flags = (vma->vm_flags | set) & ~clear;
-#endif
-}
-
 /**
  * kprof_bufs_mmap() - map one CPU's region
  * @bufs: the buffers
@@ -571,8 +561,8 @@ int kprof_bufs_mmap(struct kprof_bufs *bufs, struct vm_area_struct *vma)
 		return -ENODEV;
 
 	/* No exec later (mprotect), no fork copy, no growth, no core dump. */
-	kprof_vma_flags(vma, VM_DONTEXPAND | VM_DONTCOPY | VM_DONTDUMP,
-			VM_MAYEXEC);
+	kprof_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTCOPY | VM_DONTDUMP,
+			   VM_MAYEXEC);
 	ret = remap_vmalloc_range(vma, bufs->cpu[cpu].page, 0);
 	if (ret)
 		return ret;
