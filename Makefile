@@ -40,9 +40,10 @@ KBUILD_WERROR := $(if $(KPROF_WERROR),KCFLAGS=-Werror)
 # Everything the test bed needs; `make deps` runs when any is missing.
 # scripts/deps writes a kernel's build.env once its image, headers and
 # build chroot (if any) are in place; scripts/kbuild checks the headers.
-DEPS_OK := $(and $(foreach k,$(VM_KERNELS),$(and \
-		$(wildcard $(KPROF_CACHE)/kernels/$(k)/current/vmlinuz), \
-		$(wildcard $(KPROF_CACHE)/kernels/$(k)/current/build.env))), \
+MISSING_KERNELS := $(strip $(foreach k,$(VM_KERNELS),$(if $(and \
+	$(wildcard $(KPROF_CACHE)/kernels/$(k)/current/vmlinuz), \
+	$(wildcard $(KPROF_CACHE)/kernels/$(k)/current/build.env)),,$(k))))
+DEPS_OK := $(and $(if $(MISSING_KERNELS),,kernels), \
 	$(wildcard $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl), \
 	$(shell command -v qemu-system-x86_64), $(shell command -v busybox), \
 	$(shell command -v sparse), $(shell command -v prove))
