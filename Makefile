@@ -9,6 +9,7 @@
 #                (VM_KERNELS: 6.1, 6.12, newest, 6.1-rt), through prove
 #   make check-quick  the same on 6.1 only, for iteration
 #   make lint    checkpatch --strict and sparse on the kernel code
+#   make dkms-check  dkms builds kprof.ko for both test-bed kernels (no install)
 #   make deps    install/fetch what all of this needs (scripts/deps)
 
 KPROF_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kprof
@@ -18,6 +19,9 @@ export KPROF_CACHE
 # cloud kernels, the newest cloud kernel Debian ships (7.x, built in a
 # chroot) and Debian 12's 6.1 PREEMPT_RT.
 VM_KERNELS := 6.1 6.12 newest 6.1-rt
+
+# The deps rule below comes before `all`; plain `make` still means all.
+.DEFAULT_GOAL := all
 
 ifeq ($(origin KDIR),undefined)
   ifneq ($(wildcard /lib/modules/$(shell uname -r)/build/Makefile),)
@@ -46,7 +50,8 @@ MISSING_KERNELS := $(strip $(foreach k,$(VM_KERNELS),$(if $(and \
 DEPS_OK := $(and $(if $(MISSING_KERNELS),,kernels), \
 	$(wildcard $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl), \
 	$(shell command -v qemu-system-x86_64), $(shell command -v busybox), \
-	$(shell command -v sparse), $(shell command -v prove))
+	$(shell command -v sparse), $(shell command -v prove), \
+	$(shell command -v go), $(shell command -v dkms), $(shell command -v protoc-c))
 NEED_DEPS := $(if $(DEPS_OK),,deps)
 
 # A fresh machine has none of the above, and the values computed from the
@@ -61,7 +66,8 @@ NEED_DEPS := $(if $(DEPS_OK),,deps)
 GOALS := $(or $(MAKECMDGOALS),all)
 BUILD_GOALS := all kmod user
 BUILD_OK := $(and $(wildcard $(KDIR)/Makefile), \
-	$(wildcard /usr/include/elfutils/libdwfl.h), $(shell command -v cc))
+	$(wildcard /usr/include/elfutils/libdwfl.h), $(shell command -v cc), \
+	$(wildcard /usr/include/protobuf-c/protobuf-c.h), $(shell command -v protoc-c))
 ifeq ($(filter-out $(BUILD_GOALS),$(GOALS)),)
   DEPS_RUN := $(if $(BUILD_OK),,scripts/deps --build)
 else ifneq ($(filter-out deps clean,$(GOALS)),)
@@ -81,9 +87,10 @@ build/deps-ran.mk: FORCE
 HOST_TESTS := $(patsubst %.c,%,$(wildcard tests/host/*_test.c))
 CHECKPATCH := $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl
 LINT_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.[ch] common/*.h \
-	include/uapi/linux/*.h tests/vm/warn/*.c))
+	include/uapi/linux/*.h tests/vm/warn/*.c tests/module/kmod/*.c))
 
-.PHONY: all kmod user tests deps check check-quick lint checkpatch sparse demo experiment bench clean
+.PHONY: all kmod user tests deps check check-quick lint checkpatch sparse demo experiment \
+	bench clean dkms-check
 
 all: kmod user
 
@@ -106,16 +113,24 @@ tests: $(if $(wildcard user/Makefile),user) | $(NEED_DEPS)
 # boot per kernel running the whole in-guest suite (tests/vm/suite).
 # tests/vm/run builds the module for each kernel under build/<series>/;
 # building them all first makes a compile error show before any VM boots.
-# check-quick is the same on 6.1 alone.
+# tests/host/convert-check comes last: it also reads back the guest
+# captures the kernel entries exported.  check-quick is the same on 6.1
+# alone.
 check: tests lint | $(NEED_DEPS)
 	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --build-only || exit; done
 	prove $(PROVE_FLAGS) --exec '' $(HOST_TESTS) tests/vm/selftest \
-		$(addprefix tests/vm/kernel-,$(VM_KERNELS))
+		tests/host/dkms-check $(addprefix tests/vm/kernel-,$(VM_KERNELS)) \
+		tests/host/convert-check
 
 check-quick: tests lint | $(NEED_DEPS)
 	prove $(PROVE_FLAGS) --exec '' $(HOST_TESTS) tests/vm/selftest tests/vm/kernel-6.1
 
 lint: checkpatch sparse
+
+# dkms.conf through dkms add/build/remove for both test-bed kernels, in a
+# temporary dkms tree: nothing installed, nothing loaded (also in check).
+dkms-check: | $(NEED_DEPS)
+	tests/host/dkms-check
 
 # LINUX_VERSION_CODE is ignored: an out-of-tree module that supports 6.1
 # and 6.12 needs version checks, which in-tree code never does.
@@ -131,7 +146,7 @@ sparse: | $(NEED_DEPS)
 	@set -e; log=build/sparse.log; mkdir -p build; : >$$log; \
 	for k in $(SPARSE_KERNELS); do \
 		tests/vm/run --kernel $$k --warn-module --build-only; \
-		for d in build/$$k build/$$k/warn; do \
+		for d in build/$$k build/$$k/warn build/$$k/tests/module/kmod; do \
 			[ -f $$d/Kbuild ] || { echo "sparse: no $$d/Kbuild (no kmod/ yet?)"; continue; }; \
 			echo "sparse: $$d" >>$$log; \
 			scripts/kbuild $$k $$d -s C=2 W=1 modules >>$$log 2>&1 || \

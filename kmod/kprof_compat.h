@@ -11,8 +11,16 @@
 #ifndef _KPROF_COMPAT_H
 #define _KPROF_COMPAT_H
 
+#include <linux/device.h>
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
+
+/* 6.2+: device_type.devnode() takes a const struct device. */
+#ifdef KPROF_HAVE_CONST_DEVNODE
+#define KPROF_DEVNODE_CONST	const
+#else
+#define KPROF_DEVNODE_CONST
+#endif
 
 /**
  * kprof_hrtimer_setup() - initialise an hrtimer and set its callback
