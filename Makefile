@@ -5,7 +5,9 @@
 # against the Debian 6.1 cloud headers of the test bed (see scripts/deps).
 #
 #   make demo    boot the 6.1 test-bed VM, profile tests/progs/demo with kprofcat
-#   make check   host tests + the in-guest suite on 6.1 and 6.12, through prove
+#   make check   host tests + the in-guest suite on every test-bed kernel
+#                (VM_KERNELS: 6.1, 6.12, newest, 6.1-rt), through prove
+#   make check-quick  the same on 6.1 only, for iteration
 #   make lint    checkpatch --strict and sparse on the kernel code
 #   make dkms-check  dkms builds kprof.ko for both test-bed kernels (no install)
 #   make deps    install/fetch what all of this needs (scripts/deps)
@@ -13,11 +15,13 @@
 KPROF_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kprof
 export KPROF_CACHE
 
+# The test-bed kernels (tests/vm/run --kernel): Debian 12's 6.1 and 6.12
+# cloud kernels, the newest cloud kernel Debian ships (7.x, built in a
+# chroot) and Debian 12's 6.1 PREEMPT_RT.
+VM_KERNELS := 6.1 6.12 newest 6.1-rt
+
 # The deps rule below comes before `all`; plain `make` still means all.
 .DEFAULT_GOAL := all
-
-# Kernel release of each test-bed kernel, from the image cache.
-kver = $(notdir $(realpath $(KPROF_CACHE)/kernels/$(1)/current))
 
 ifeq ($(origin KDIR),undefined)
   ifneq ($(wildcard /lib/modules/$(shell uname -r)/build/Makefile),)
@@ -38,11 +42,13 @@ export KPROF_WERROR
 KBUILD_WERROR := $(if $(KPROF_WERROR),KCFLAGS=-Werror)
 
 # Everything the test bed needs; `make deps` runs when any is missing.
-DEPS_OK := $(and $(wildcard $(KPROF_CACHE)/kernels/6.1/current/vmlinuz), \
-	$(wildcard $(KPROF_CACHE)/kernels/6.12/current/vmlinuz), \
+# scripts/deps writes a kernel's build.env once its image, headers and
+# build chroot (if any) are in place; scripts/kbuild checks the headers.
+MISSING_KERNELS := $(strip $(foreach k,$(VM_KERNELS),$(if $(and \
+	$(wildcard $(KPROF_CACHE)/kernels/$(k)/current/vmlinuz), \
+	$(wildcard $(KPROF_CACHE)/kernels/$(k)/current/build.env)),,$(k))))
+DEPS_OK := $(and $(if $(MISSING_KERNELS),,kernels), \
 	$(wildcard $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl), \
-	$(wildcard /usr/src/linux-headers-$(call kver,6.1)/Makefile), \
-	$(wildcard /usr/src/linux-headers-$(call kver,6.12)/Makefile), \
 	$(shell command -v qemu-system-x86_64), $(shell command -v busybox), \
 	$(shell command -v sparse), $(shell command -v prove), \
 	$(shell command -v go), $(shell command -v dkms), $(shell command -v protoc-c))
@@ -79,14 +85,13 @@ build/deps-ran.mk: FORCE
 	@mkdir -p build && echo '# $(DEPS_RUN) ran; see the top-level Makefile' >$@
 
 HOST_TESTS := $(patsubst %.c,%,$(wildcard tests/host/*_test.c))
-VM_KERNELS := 6.1 6.12
 CHECKPATCH := $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl
 LINT_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.[ch] common/*.h \
 	include/uapi/linux/*.h tests/vm/warn/*.c tests/module/kmod/*.c \
 	tests/testpmu/*.c))
 
-.PHONY: all kmod user tests deps check lint checkpatch sparse demo experiment bench clean \
-	dkms-check
+.PHONY: all kmod user tests deps check check-quick lint checkpatch sparse demo experiment \
+	bench clean dkms-check
 
 all: kmod user
 
@@ -111,14 +116,18 @@ tests: $(if $(wildcard user/Makefile),user) | $(NEED_DEPS)
 # (--exec ''): the host test binaries, the test bed's own tests, and one VM
 # boot per kernel running the whole in-guest suite (tests/vm/suite).
 # tests/vm/run builds the module for each kernel under build/<series>/;
-# building both first makes a compile error show before any VM boots.
+# building them all first makes a compile error show before any VM boots.
 # tests/host/convert-check comes last: it also reads back the guest
-# captures the kernel entries exported.
+# captures the kernel entries exported.  check-quick is the same on 6.1
+# alone.
 check: tests lint | $(NEED_DEPS)
 	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --testpmu --build-only || exit; done
 	prove $(PROVE_FLAGS) --exec '' $(HOST_TESTS) tests/vm/selftest tests/vm/testpmu-selftest \
 		tests/host/dkms-check $(addprefix tests/vm/kernel-,$(VM_KERNELS)) \
 		tests/host/convert-check
+
+check-quick: tests lint | $(NEED_DEPS)
+	prove $(PROVE_FLAGS) --exec '' $(HOST_TESTS) tests/vm/selftest tests/vm/kernel-6.1
 
 lint: checkpatch sparse
 
@@ -133,18 +142,23 @@ checkpatch: | $(NEED_DEPS)
 	$(CHECKPATCH) --strict --no-tree --quiet --show-types \
 		--ignore LINUX_VERSION_CODE -f $(LINT_FILES)
 
-# Sparse (C=2: check every file, built or not) on the 6.1 build tree;
-# any warning fails.
+# Sparse (C=2: check every file, built or not) on every kernel's build
+# tree (the newest's sparse is its chroot's); any warning fails.
+# check-quick lints the 6.1 tree alone.
+SPARSE_KERNELS = $(if $(filter check-quick,$(MAKECMDGOALS)),6.1,$(VM_KERNELS))
 sparse: | $(NEED_DEPS)
-	tests/vm/run --kernel 6.1 --warn-module --testpmu --build-only
-	@set -e; log=build/sparse.log; : >$$log; \
-	for d in build/6.1 build/6.1/warn build/6.1/tests/module/kmod build/6.1/testpmu; do \
-		[ -f $$d/Kbuild ] || { echo "sparse: no $$d/Kbuild (no kmod/ yet?)"; continue; }; \
-		$(MAKE) -s -C /usr/src/linux-headers-$(call kver,6.1) M=$(CURDIR)/$$d \
-			C=2 W=1 modules >>$$log 2>&1 || { cat $$log; exit 1; }; \
+	@set -e; log=build/sparse.log; mkdir -p build; : >$$log; \
+	for k in $(SPARSE_KERNELS); do \
+		tests/vm/run --kernel $$k --warn-module --testpmu --build-only; \
+		for d in build/$$k build/$$k/warn build/$$k/tests/module/kmod build/$$k/testpmu; do \
+			[ -f $$d/Kbuild ] || { echo "sparse: no $$d/Kbuild (no kmod/ yet?)"; continue; }; \
+			echo "sparse: $$d" >>$$log; \
+			scripts/kbuild $$k $$d -s C=2 W=1 modules >>$$log 2>&1 || \
+				{ cat $$log; exit 1; }; \
+		done; \
 	done; \
 	if grep -E 'warning:|error:' $$log; then exit 1; fi; \
-	echo "sparse: clean"
+	echo "sparse: clean on $(SPARSE_KERNELS)"
 
 demo: tests | $(NEED_DEPS)
 	tests/vm/run --kernel 6.1 -- tests/vm/demo

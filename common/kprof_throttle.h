@@ -30,6 +30,42 @@
  *    __perf_event_account_interrupt() returned 1; the caller stops the PMU
  *    only afterwards.
  *
+ * What the kernel does at a throttle, by version (core.c of Debian's
+ * 6.1.192, 6.12.117 and 7.3.4; the arithmetic of both limits, the `>=`
+ * per-tick test and the order "count, then call the handler" are the same
+ * in all three):
+ *  - 6.1: __perf_event_account_interrupt() sets hw.interrupts to
+ *    MAX_INTERRUPTS and logs PERF_RECORD_THROTTLE; the handler runs; the
+ *    caller stops the counter (cpu-clock: perf_swevent_hrtimer() returns
+ *    HRTIMER_NORESTART).  At the next tick perf_adjust_freq_unthr_context()
+ *    clears it, logs UNTHROTTLE and restarts every throttled event with
+ *    pmu->start(), freq events included (whose frequency step then stops
+ *    and starts them once more).
+ *  - 6.12 (6.12.117 core.c:9719-9745, 4263-4290): the same at the
+ *    throttle; at the tick, perf_adjust_freq_unthr_events() restarts only
+ *    fixed-period events; freq events are restarted by the frequency step
+ *    that follows (one start instead of two).
+ *  - 7.x (since 6.16; 7.3.4 core.c:2773-2812, 10601-10630, 4455-4480):
+ *    perf_event_throttle_group() stops the PMU of the whole group -
+ *    pmu->stop(), before the overflow handler runs - and THROTTLE and
+ *    UNTHROTTLE are logged for the group leader only; the tick restarts the
+ *    group with perf_event_unthrottle_group(), skipping the freq event's own
+ *    start as 6.12 does.  cpu-clock's stop changed with it (6.16-6.18,
+ *    core.c:12253-12390): cpu_clock_event_stop() marks PERF_HES_STOPPED and
+ *    only tries to cancel the hrtimer (stopping from inside its own callback
+ *    no longer deadlocks), which then sees the flag and does not re-arm.
+ * For kprof's case - one event per CPU, its own group leader - none of this
+ * changes the model: the same interrupt trips the limit, it is still
+ * delivered to the handler, and the event runs again at the kernel's next
+ * tick; so the model takes no kernel version.  What kprof mirrors is the
+ * kernel's decision and its timing (its own THROTTLE at the tripping
+ * sample, the restart at the start of the next tick); its own stop is
+ * deferred to irq_work on every kernel, since on 6.1 and 6.12 stopping a
+ * cpu-clock event from its hrtimer callback would wait for that callback.
+ * A kernel throttle of kprof's own counter (kernel.perf_event_max_sample_rate
+ * applies to it too) is seen as hw.interrupts == MAX_INTERRUPTS in the
+ * handler on all three, and recorded as KERNEL_THROTTLED.
+ *
  * The kernel keeps the limits global and the average per CPU; so does this
  * model: struct kprof_throttle_limits holds the knobs and derived values
  * (one per profiler), struct kprof_throttle_cpu the per-CPU state.  Time

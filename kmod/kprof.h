@@ -30,6 +30,7 @@
 #include <asm/local64.h>
 
 #include <linux/kprof.h>
+#include "kprof_compat.h"
 #include "kprof_throttle.h"
 
 /*

@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kprof_compat.h - the kernel API differences between the kernels kprof
- * builds for (6.1 to 6.12), in one place, each guarded by what the kernel
- * has (kmod/Kbuild greps the headers), never by its version number.
+ * supports (Debian's 6.1, 6.1-rt, 6.12 and the newest 7.x), in one place.
+ *
+ * Each shim is chosen by what the kernel being built against has, never by
+ * its version number: kmod/Kbuild greps the kernel's own headers and
+ * defines a KPROF_HAVE_<feature> macro per API it finds, and the wrappers
+ * below pick the call that kernel offers.  Callers use only the wrappers.
  */
 #ifndef _KPROF_COMPAT_H
 #define _KPROF_COMPAT_H
 
 #include <linux/device.h>
+#include <linux/hrtimer.h>
 #include <linux/mm.h>
 
 /* 6.2+: device_type.devnode() takes a const struct device. */
@@ -17,7 +22,38 @@
 #define KPROF_DEVNODE_CONST
 #endif
 
-/* 6.3+: vm_flags is read-only, changed through vm_flags_mod(). */
+/**
+ * kprof_hrtimer_setup() - initialise an hrtimer and set its callback
+ * @timer: the timer
+ * @fn: its callback
+ * @clock: the clock it runs on
+ * @mode: its mode
+ *
+ * hrtimer_setup() arrived in 6.13 and hrtimer_init() was removed in 6.15,
+ * when hrtimer::function became __private (sparse flags any direct store
+ * to it): on kernels without hrtimer_setup() the callback is stored by
+ * hand, as hrtimer_setup() itself does.
+ */
+static inline void kprof_hrtimer_setup(struct hrtimer *timer,
+				       enum hrtimer_restart (*fn)(struct hrtimer *),
+				       clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef KPROF_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+#endif
+}
+
+/**
+ * kprof_vm_flags_mod() - set and clear flags of a VMA being mapped
+ * @vma: the VMA, in its ->mmap() (mmap_lock held for writing)
+ * @set: flags to set
+ * @clear: flags to clear
+ *
+ * Since 6.3 vm_flags is read-only and changes go through vm_flags_mod().
+ */
 static inline void kprof_vm_flags_mod(struct vm_area_struct *vma,
 				      vm_flags_t set, vm_flags_t clear)
 {

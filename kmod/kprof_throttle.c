@@ -426,9 +426,8 @@ void kprof_throttle_init_cpus(void)
 
 		c->thr_stop = IRQ_WORK_INIT_HARD(kprof_throttle_stop_work);
 		c->thr_msg = IRQ_WORK_INIT(kprof_throttle_msg_work);
-		hrtimer_init(&c->thr_timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_ABS_PINNED_HARD);
-		c->thr_timer.function = kprof_throttle_timer_fn;
+		kprof_hrtimer_setup(&c->thr_timer, kprof_throttle_timer_fn,
+				    CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
 		kprof_throttle_cpu_init(&c->thr);
 	}
 }
