@@ -60,6 +60,9 @@
 #include <asm/irq_regs.h>
 #include <asm/nmi.h>
 
+/* kprof's shim header (hrtimer_setup): the same kernel differences. */
+#include "kprof_compat.h"
+
 #define TESTPMU_NAME		"kprof_testpmu"
 #define TESTPMU_COUNTERS	4
 /*
@@ -625,8 +628,8 @@ static int __init testpmu_init(void)
 	for_each_possible_cpu(cpu) {
 		struct testpmu_cpu *cpuc = per_cpu_ptr(&testpmu_pcpu, cpu);
 
-		hrtimer_init(&cpuc->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
-		cpuc->timer.function = testpmu_timer_fn;
+		kprof_hrtimer_setup(&cpuc->timer, testpmu_timer_fn, CLOCK_MONOTONIC,
+				    HRTIMER_MODE_ABS_PINNED_HARD);
 	}
 
 	ret = register_nmi_handler(NMI_LOCAL, testpmu_nmi_handler, 0, TESTPMU_NAME);
