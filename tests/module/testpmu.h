@@ -210,4 +210,48 @@ static inline int tp_cfg_init(struct kprof_config *cfg, __u64 freq)
 	return 0;
 }
 
+/*
+ * kprof's own throttle knobs back to the default max rate, with @percent;
+ * the old ones into @saved.  kprof's lowered max rate persists while it
+ * stays loaded (as perf's sysctl does), and kprof refuses a frequency
+ * above it, as perf_event_open() does: a test asking for -F N after
+ * another test lowered it needs this.  0, or -1 with errno.
+ */
+static inline int tp_kprof_relax(struct kprof_throttle_config *saved, int percent)
+{
+	struct kprof_throttle_config t;
+	int fd = open(KP_DEV, O_RDONLY), ret = -1;
+
+	if (fd < 0)
+		return -1;
+	memset(saved, 0, sizeof(*saved));
+	saved->size = sizeof(*saved);
+	if (ioctl(fd, KPROF_IOC_GET_THROTTLE, saved))
+		goto out;
+	t = *saved;
+	/* The rate first, while the percent still allows writing it. */
+	t.max_sample_rate = TP_DEFAULT_RATE;
+	if (ioctl(fd, KPROF_IOC_SET_THROTTLE, &t))
+		goto out;
+	t.cpu_time_max_percent = percent;
+	ret = ioctl(fd, KPROF_IOC_SET_THROTTLE, &t);
+out:
+	close(fd);
+	return ret;
+}
+
+static inline void tp_kprof_restore(const struct kprof_throttle_config *saved)
+{
+	struct kprof_throttle_config t = *saved;
+	int fd = open(KP_DEV, O_RDONLY);
+
+	if (fd < 0)
+		return;
+	t.max_sample_rate = TP_DEFAULT_RATE;
+	t.cpu_time_max_percent = TP_DEFAULT_PERCENT;
+	ioctl(fd, KPROF_IOC_SET_THROTTLE, &t);
+	ioctl(fd, KPROF_IOC_SET_THROTTLE, saved);
+	close(fd);
+}
+
 #endif /* KPROF_TESTPMU_H */
