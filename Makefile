@@ -7,10 +7,14 @@
 #   make demo    boot the 6.1 test-bed VM, profile tests/progs/demo with kprofcat
 #   make check   host tests + the in-guest suite on 6.1 and 6.12, through prove
 #   make lint    checkpatch --strict and sparse on the kernel code
+#   make dkms-check  dkms builds kprof.ko for both test-bed kernels (no install)
 #   make deps    install/fetch what all of this needs (scripts/deps)
 
 KPROF_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kprof
 export KPROF_CACHE
+
+# The deps rule below comes before `all`; plain `make` still means all.
+.DEFAULT_GOAL := all
 
 # Kernel release of each test-bed kernel, from the image cache.
 kver = $(notdir $(realpath $(KPROF_CACHE)/kernels/$(1)/current))
@@ -40,7 +44,8 @@ DEPS_OK := $(and $(wildcard $(KPROF_CACHE)/kernels/6.1/current/vmlinuz), \
 	$(wildcard /usr/src/linux-headers-$(call kver,6.1)/Makefile), \
 	$(wildcard /usr/src/linux-headers-$(call kver,6.12)/Makefile), \
 	$(shell command -v qemu-system-x86_64), $(shell command -v busybox), \
-	$(shell command -v sparse), $(shell command -v prove))
+	$(shell command -v sparse), $(shell command -v prove), \
+	$(shell command -v go), $(shell command -v dkms), $(shell command -v protoc-c))
 NEED_DEPS := $(if $(DEPS_OK),,deps)
 
 # A fresh machine has none of the above, and the values computed from the
@@ -55,7 +60,8 @@ NEED_DEPS := $(if $(DEPS_OK),,deps)
 GOALS := $(or $(MAKECMDGOALS),all)
 BUILD_GOALS := all kmod user
 BUILD_OK := $(and $(wildcard $(KDIR)/Makefile), \
-	$(wildcard /usr/include/elfutils/libdwfl.h), $(shell command -v cc))
+	$(wildcard /usr/include/elfutils/libdwfl.h), $(shell command -v cc), \
+	$(wildcard /usr/include/protobuf-c/protobuf-c.h), $(shell command -v protoc-c))
 ifeq ($(filter-out $(BUILD_GOALS),$(GOALS)),)
   DEPS_RUN := $(if $(BUILD_OK),,scripts/deps --build)
 else ifneq ($(filter-out deps clean,$(GOALS)),)
@@ -78,7 +84,8 @@ CHECKPATCH := $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl
 LINT_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.[ch] common/*.h \
 	include/uapi/linux/*.h tests/vm/warn/*.c tests/testpmu/*.c))
 
-.PHONY: all kmod user tests deps check lint checkpatch sparse demo experiment bench clean
+.PHONY: all kmod user tests deps check lint checkpatch sparse demo experiment bench clean \
+	dkms-check
 
 all: kmod user
 
@@ -104,12 +111,20 @@ tests: $(if $(wildcard user/Makefile),user) | $(NEED_DEPS)
 # boot per kernel running the whole in-guest suite (tests/vm/suite).
 # tests/vm/run builds the module for each kernel under build/<series>/;
 # building both first makes a compile error show before any VM boots.
+# tests/host/convert-check comes last: it also reads back the guest
+# captures the kernel entries exported.
 check: tests lint | $(NEED_DEPS)
 	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --testpmu --build-only || exit; done
 	prove $(PROVE_FLAGS) --exec '' $(HOST_TESTS) tests/vm/selftest tests/vm/testpmu-selftest \
-		$(addprefix tests/vm/kernel-,$(VM_KERNELS))
+		tests/host/dkms-check $(addprefix tests/vm/kernel-,$(VM_KERNELS)) \
+		tests/host/convert-check
 
 lint: checkpatch sparse
+
+# dkms.conf through dkms add/build/remove for both test-bed kernels, in a
+# temporary dkms tree: nothing installed, nothing loaded (also in check).
+dkms-check: | $(NEED_DEPS)
+	tests/host/dkms-check
 
 # LINUX_VERSION_CODE is ignored: an out-of-tree module that supports 6.1
 # and 6.12 needs version checks, which in-tree code never does.

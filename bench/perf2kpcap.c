@@ -42,7 +42,34 @@ struct pending {
 	char comm[KPROF_COMM_LEN];
 };
 
+/*
+ * Records are gathered per CPU and written 256 KiB at a time, one RECORDS
+ * section per CPU, as kprofcat's own captures hold them (it drains one
+ * CPU's ring at a time): perf.data interleaves CPUs record by record.  A
+ * buffer is written out before its oldest record is FLUSH_AGE_NS older
+ * than the newest record seen, well inside the reader's 200 ms reordering
+ * window, so a quiet CPU's records are never late.  Records of equal time
+ * keep perf.data's order (perf script's, and the reader's for ties): a
+ * buffer holding one with the time of the record at hand is written first.
+ */
+#define SECTION_BYTES	(256 * 1024)
+#define MAX_RECS	(SECTION_BYTES / 8)
+#define FLUSH_AGE_NS	(50 * 1000000ULL)
+
+struct cpubuf {
+	unsigned char *buf;
+	size_t len;
+	uint64_t first;		/* time of its oldest record */
+	uint64_t *times;	/* of its records, in order */
+	size_t nr;
+	int sorted;		/* TIMES ascending */
+};
+
+static uint64_t newest;
+static uint32_t cpus_seen;	/* highest CPU + 1 */
+
 static struct capture_writer *cap;
+static struct cpubuf cpubufs[MAX_CPUS];
 static uint64_t seq[MAX_CPUS];
 static unsigned long long nr_samples, nr_kframes, nr_uframes;
 
@@ -50,6 +77,86 @@ static void die(const char *msg)
 {
 	fprintf(stderr, "perf2kpcap: %s\n", msg);
 	exit(1);
+}
+
+static void write_cpu(uint32_t cpu)
+{
+	struct cpubuf *b = &cpubufs[cpu];
+
+	if (b->len && capture__write(cap, KPCAP_RECORDS, cpu, b->buf, b->len))
+		die("writing a record failed");
+	b->len = 0;
+	b->nr = 0;
+	b->sorted = 1;
+}
+
+/* Whether B holds a record stamped T. */
+static int holds_time(const struct cpubuf *b, uint64_t t)
+{
+	size_t lo = 0, hi = b->nr, i;
+
+	if (!b->nr || (b->sorted && (t < b->times[0] || t > b->times[b->nr - 1])))
+		return 0;
+	if (!b->sorted) {
+		for (i = 0; i < b->nr; i++)
+			if (b->times[i] == t)
+				return 1;
+		return 0;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->times[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < b->nr && b->times[lo] == t;
+}
+
+static void put_record(uint32_t cpu, uint64_t time, const void *rec, size_t size)
+{
+	struct cpubuf *b = &cpubufs[cpu];
+	uint32_t i;
+
+	if (!b->buf) {
+		b->buf = malloc(SECTION_BYTES);
+		b->times = malloc(MAX_RECS * sizeof(*b->times));
+		if (!b->buf || !b->times)
+			die("out of memory");
+		b->sorted = 1;
+		if (cpu >= cpus_seen)
+			cpus_seen = cpu + 1;
+	}
+	for (i = 0; i < cpus_seen; i++)
+		if (i != cpu && holds_time(&cpubufs[i], time))
+			write_cpu(i);
+	if (b->len + size > SECTION_BYTES)
+		write_cpu(cpu);
+	if (!b->len)
+		b->first = time;
+	if (b->nr && time < b->times[b->nr - 1])
+		b->sorted = 0;
+	b->times[b->nr++] = time;
+	memcpy(b->buf + b->len, rec, size);
+	b->len += size;
+	if (time > newest)
+		newest = time;
+	for (i = 0; i < cpus_seen; i++)
+		if (cpubufs[i].len && cpubufs[i].first + FLUSH_AGE_NS < newest)
+			write_cpu(i);
+}
+
+static void flush_cpus(void)
+{
+	uint32_t cpu;
+
+	for (cpu = 0; cpu < cpus_seen; cpu++) {
+		write_cpu(cpu);
+		free(cpubufs[cpu].buf);
+		free(cpubufs[cpu].times);
+		cpubufs[cpu].buf = NULL;
+	}
 }
 
 static void flush(struct pending *p)
@@ -82,8 +189,7 @@ static void flush(struct pending *p)
 	r.s.nr_user = p->nr_user;
 	memcpy(r.s.ips, p->kips, p->nr_kernel * 8);
 	memcpy(r.s.ips + p->nr_kernel, p->uips, p->nr_user * 8);
-	if (capture__add_record(cap, p->cpu, &r, size))
-		die("writing a record failed");
+	put_record(p->cpu, p->time, &r, size);
 	nr_samples++;
 	nr_kframes += p->nr_kernel;
 	nr_uframes += p->nr_user;
@@ -120,7 +226,7 @@ static void parse_frame(struct pending *p, const char *line)
 		p->ctx = 1;
 	} else if (a == PERF_CONTEXT_USER) {
 		p->ctx = 2;
-	} else if (a >= PERF_CONTEXT_MAX || !a) {
+	} else if (a >= PERF_CONTEXT_MAX) {
 		return;
 	} else if (p->ctx == 1 && p->nr_kernel < KPROF_MAX_STACK) {
 		p->kips[p->nr_kernel++] = a;
@@ -257,6 +363,7 @@ int main(int argc, char **argv)
 		}
 	}
 	flush(&p);
+	flush_cpus();
 	free(line);
 	if (capture__close(cap))
 		return 1;

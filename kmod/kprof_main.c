@@ -789,3 +789,4 @@ module_exit(kprof_exit);
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("kprof developers");
 MODULE_DESCRIPTION("Per-CPU sampling profiler with its own ring buffers");
+MODULE_VERSION(KPROF_VERSION);

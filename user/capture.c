@@ -3,9 +3,13 @@
  * capture.c - write and read capture files (format in capture.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <linux/kprof.h>
 
@@ -23,11 +27,21 @@ struct capture_writer {
 	unsigned char *rec_buf;
 };
 
+/*
+ * RECORDS payloads, the bulk of a capture, are read in place from the
+ * mapped file; section headers and the other payloads with pread(), so
+ * that a pass over the metadata maps none of the records in.
+ */
 struct capture_reader {
-	FILE *f;
 	char *path;
-	unsigned char *buf;
+	int fd;
+	const unsigned char *map;
+	size_t size, pos;
+	size_t start;		/* of the first section */
+	size_t done;		/* bytes before it are released */
+	unsigned char *buf;	/* the last non-RECORDS payload */
 	size_t cap;
+	char writer[17];
 };
 
 static void put(struct capture_writer *w, const void *p, size_t len)
@@ -58,6 +72,7 @@ struct capture_writer *capture__create(const char *path)
 		return NULL;
 	}
 	memcpy(h.magic, KPCAP_MAGIC, sizeof(h.magic));
+	strncpy(h.writer, KPROF_VERSION, sizeof(h.writer));
 	put(w, &h, sizeof(h));
 	return w;
 }
@@ -158,18 +173,35 @@ struct capture_reader *capture__open(const char *path)
 {
 	struct capture_reader *r = calloc(1, sizeof(*r));
 	struct kpcap_header h;
+	struct stat st;
+	void *map;
+	int fd;
 
 	if (!r)
 		return NULL;
-	r->f = fopen(path, "r");
-	if (!r->f) {
-		p_err("cannot open capture file %s: %s", path, strerror(errno));
-		free(r);
-		return NULL;
-	}
+	r->fd = -1;
 	r->path = strdup(path);
-	if (fread(&h, 1, sizeof(h), r->f) != sizeof(h) ||
-	    memcmp(h.magic, KPCAP_MAGIC, sizeof(h.magic))) {
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		p_err("cannot open capture file %s: %s", path, strerror(errno));
+		goto fail_fd;
+	}
+	if ((size_t)st.st_size < sizeof(h)) {
+		p_err("%s is not a kprofcat capture file (no KPROFCAP header)", path);
+		goto fail_fd;
+	}
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	r->fd = fd;
+	fd = -1;
+	if (map == MAP_FAILED) {
+		p_err("cannot map capture file %s: %s", path, strerror(errno));
+		goto fail_fd;
+	}
+	r->map = map;
+	r->size = st.st_size;
+	madvise(map, st.st_size, MADV_SEQUENTIAL);
+	memcpy(&h, r->map, sizeof(h));
+	if (memcmp(h.magic, KPCAP_MAGIC, sizeof(h.magic))) {
 		p_err("%s is not a kprofcat capture file (no KPROFCAP header)", path);
 		goto fail;
 	}
@@ -183,9 +215,17 @@ struct capture_reader *capture__open(const char *path)
 		      path, h.abi_version, KPROF_ABI_VERSION);
 		goto fail;
 	}
-	if (fseek(r->f, h.header_size, SEEK_SET))
+	if (h.header_size > r->size) {
+		p_err("capture file %s is truncated or corrupt (header of %u bytes)", path,
+		      h.header_size);
 		goto fail;
+	}
+	r->start = r->pos = h.header_size;
+	memcpy(r->writer, h.writer, sizeof(h.writer));
 	return r;
+fail_fd:
+	if (fd >= 0)
+		close(fd);
 fail:
 	capture__close_reader(r);
 	return NULL;
@@ -195,15 +235,30 @@ void capture__close_reader(struct capture_reader *r)
 {
 	if (!r)
 		return;
-	fclose(r->f);
+	if (r->map)
+		munmap((void *)r->map, r->size);
+	if (r->fd >= 0)
+		close(r->fd);
 	free(r->buf);
 	free(r->path);
 	free(r);
 }
 
+const char *capture__writer_version(const struct capture_reader *r)
+{
+	return r->writer;
+}
+
 int capture__rewind(struct capture_reader *r)
 {
-	return fseek(r->f, sizeof(struct kpcap_header), SEEK_SET) ? -errno : 0;
+	r->pos = r->start;
+	/* What the pass before read is dropped too. */
+	madvise((void *)r->map, r->size, MADV_DONTNEED);
+	free(r->buf);
+	r->buf = NULL;
+	r->cap = 0;
+	r->done = 0;
+	return 0;
 }
 
 int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
@@ -212,32 +267,53 @@ int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
 	struct kpcap_section s;
 	size_t padded;
 
-	if (fread(&s, 1, sizeof(s), r->f) != sizeof(s))
+	if (r->size - r->pos < sizeof(s) ||
+	    pread(r->fd, &s, sizeof(s), r->pos) != (ssize_t)sizeof(s))
 		goto truncated;
 	if (s.type == KPCAP_END)
 		return 0;
-	if (s.size > (1ULL << 32))
-		goto truncated;
 	padded = (s.size + 7) & ~7ULL;
-	if (padded > r->cap) {
-		unsigned char *b = realloc(r->buf, padded + 1);
-
-		if (!b)
-			return -ENOMEM;
-		r->buf = b;
-		r->cap = padded;
-	}
-	if (padded && fread(r->buf, 1, padded, r->f) != padded)
+	if (s.size > (1ULL << 32) || padded > r->size - r->pos - sizeof(s))
 		goto truncated;
 	*type = s.type;
 	*arg = s.arg;
-	*data = r->buf;
 	*len = s.size;
+	if (s.type == KPCAP_RECORDS) {
+		*data = r->map + r->pos + sizeof(s);
+	} else {
+		if (s.size + 1 > r->cap) {
+			unsigned char *b = realloc(r->buf, s.size + 1);
+
+			if (!b)
+				return -ENOMEM;
+			r->buf = b;
+			r->cap = s.size + 1;
+		}
+		if (pread(r->fd, r->buf, s.size, r->pos + sizeof(s)) != (ssize_t)s.size)
+			goto truncated;
+		*data = r->buf;
+	}
+	r->pos += sizeof(s) + padded;
 	return 1;
 truncated:
 	p_err("capture file %s is truncated or corrupt (no END section): was the recording killed?",
 	      r->path);
 	return -EBADMSG;
+}
+
+void capture__done(struct capture_reader *r, const void *data, size_t len)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	size_t end = ((const unsigned char *)data - r->map + len) & ~(page - 1);
+
+	/*
+	 * Whole pages only: the one DATA ends in may hold the next section.
+	 * In steps of 2 MiB, not a system call per section.
+	 */
+	if (end >= r->done + (2U << 20)) {
+		madvise((void *)(r->map + r->done), end - r->done, MADV_DONTNEED);
+		r->done = end;
+	}
 }
 
 int capture__pev(const void *data, size_t len, struct pev *e)

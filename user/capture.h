@@ -2,12 +2,16 @@
 /*
  * capture.h - kprofcat capture files (-o FILE writes one, -i FILE reads).
  *
- * Format, version 1 (all integers little-endian, as the records are):
+ * Format, version 2 (all integers little-endian, as the records are):
  *
- *	struct kpcap_header	64 bytes: magic "KPROFCAP", version (1),
+ *	struct kpcap_header	64 bytes: magic "KPROFCAP", version (2),
  *				header_size (64), abi_version (the
  *				KPROF_ABI_VERSION the records follow), flags
- *				(0), reserved (0)
+ *				(0), writer (the writing kprofcat's project
+ *				version, NUL-padded; zeros in files written
+ *				before it had one: old readers ignore it, as
+ *				they never looked at these reserved bytes),
+ *				reserved (0)
  *	sections, each:
  *		struct kpcap_section { u32 type; u32 arg; u64 size; }
  *		size bytes of payload, then zeros up to a multiple of 8
@@ -25,13 +29,14 @@
  *	RECORDS (4)	arg = CPU; kprof records exactly as read from that
  *			CPU's ring buffer (unknown types included)
  *	DSO (5)		symbol snapshot of one DSO that samples hit: path,
- *			build-id, PT_LOAD table, function symbols (see
- *			usyms.c), so the capture symbolizes the same on any
- *			machine
+ *			build-id and the raw symbols perf's choice starts
+ *			from (see dso.c), so the capture symbolizes the same
+ *			on any machine (version 1 held a PT_LOAD table and
+ *			symbols already chosen)
  *	STATS (6)	arg = CPU; struct kprof_cpu_stats at the end of the run
  *	END (7)		empty; a file without it was cut short
  *
- * A version 1 reader refuses files with another version.
+ * A reader refuses files of another version.
  */
 #ifndef KPROFCAT_CAPTURE_H
 #define KPROFCAT_CAPTURE_H
@@ -42,7 +47,7 @@
 #include "usyms.h"
 
 #define KPCAP_MAGIC	"KPROFCAP"
-#define KPCAP_VERSION	1
+#define KPCAP_VERSION	2
 
 enum kpcap_type {
 	KPCAP_META = 1,
@@ -60,7 +65,8 @@ struct kpcap_header {
 	uint32_t header_size;
 	uint32_t abi_version;
 	uint32_t flags;
-	uint64_t reserved[5];
+	char writer[16];	/* KPROF_VERSION of the writer, NUL-padded */
+	uint64_t reserved[3];
 };
 
 struct kpcap_section {
@@ -93,16 +99,26 @@ int capture__close(struct capture_writer *w);
 
 struct capture_reader *capture__open(const char *path);
 void capture__close_reader(struct capture_reader *r);
-/* Start over at the first section. */
+/* Start over at the first section (memory as capture__done() leaves it). */
 int capture__rewind(struct capture_reader *r);
 /*
- * Next section: 1 and TYPE/ARG/DATA/LEN (DATA valid until the next
- * call), 0 at END, -EBADMSG for a truncated or malformed file.
+ * Next section: 1 and TYPE/ARG/DATA/LEN, 0 at END, -EBADMSG for a
+ * truncated or malformed file.  A RECORDS section's DATA points into the
+ * mapped file, valid until the reader is closed; any other's is a copy,
+ * valid until the next call.
  */
 int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
 		  const void **data, size_t *len);
+/*
+ * Done, for now, with the file up to the end of DATA (a section
+ * capture__next() returned): its pages leave this process's memory (they
+ * come back from the file if read again).
+ */
+void capture__done(struct capture_reader *r, const void *data, size_t len);
 /* PEV payload to a struct pev (path points into DATA).  -EBADMSG. */
 int capture__pev(const void *data, size_t len, struct pev *e);
+/* The writer's version from the header ("" when it predates it). */
+const char *capture__writer_version(const struct capture_reader *r);
 /* Whether PATH starts with the capture magic. */
 int capture__is_capture(const char *path);
 

@@ -9,6 +9,7 @@
  * producer appending fields): the extra bytes are ignored.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "decode.h"
@@ -64,10 +65,11 @@ int decode__record(const void *rec, size_t len, unsigned int cpu,
 	size_t need;
 	int ret = 0;
 
-	memset(out, 0, sizeof(*out));
+	/* A SAMPLE fills every field of its own (no memset per sample). */
 	out->type = h->type;
 	out->misc = h->misc;
 	out->cpu = cpu;
+	out->time = 0;
 	switch (h->type) {
 	case KPROF_RECORD_SAMPLE:
 		ret = decode_sample(rec, len, out);
@@ -95,6 +97,7 @@ fixed:
 		goto done;
 	}
 	/* Every fixed-layout record has its time right after the header. */
+	memset(&out->sample, 0, sizeof(*out) - offsetof(struct kp_record, sample));
 	memcpy(&out->lost, rec, need);
 	memcpy(&out->time, (const char *)rec + sizeof(*h), sizeof(out->time));
 done:

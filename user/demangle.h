@@ -7,9 +7,9 @@
 #define KPROFCAT_DEMANGLE_H
 
 /*
- * The demangled form of the Itanium C++ ABI name NAME ("_Z..."), malloc'd,
- * or NULL when NAME is not a mangled C++ name (C symbols, anything the
- * demangler rejects) or memory ran out: callers then print NAME as is.
+ * NAME demangled as perf prints it (no parameters: "kp::Worker::spin"),
+ * malloc'd, or NULL when NAME is not a mangled name (C symbols, anything
+ * the demangler rejects) or memory ran out: callers then use NAME as is.
  */
 char *demangle__cxx(const char *name);
 

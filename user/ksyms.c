@@ -2,101 +2,132 @@
 /*
  * ksyms.c - /proc/kallsyms lookup.
  *
- * Text symbols only (types t/T/w/W).  kallsyms has no sizes: as perf does,
- * a symbol ends where the next one starts; the last symbol of the core
- * kernel or of a module is not extended past its [module] group.
+ * The symbols perf 6.1 keeps (types T, W, D, B in either case), with its
+ * choice among aliases and its symbol ends (symtab.h): kallsyms has no
+ * sizes, so a symbol ends where the next one starts, and the last one of
+ * the core kernel or of a module a page on.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <gelf.h>
+
 #include "ksyms.h"
 #include "print.h"
+#include "symtab.h"
 
 #define KERNEL_DSO	"[kernel.kallsyms]"
-
-struct ksym {
-	uint64_t addr;
-	const char *name;
-	const char *dso;	/* "[kernel.kallsyms]" or "[module]" */
-};
 
 struct ksyms {
 	char *text;
 	size_t len;
-	char *names;		/* parsed copy: NUL-terminated names and dsos */
-	struct ksym *syms;
-	size_t nr;
+	struct symtab *tab;
+	/* Per symbol of TAB (its name cut before "\t[module]"): the DSO. */
+	const char **dsos;
 	int hidden;
 };
 
-static int ksym_cmp(const void *a, const void *b)
+/* kallsyms2elf_binding() */
+static int ksym_binding(char type)
 {
-	const struct ksym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return strcmp(x->name, y->name);
+	if (type == 'W')
+		return STB_WEAK;
+	return type >= 'A' && type <= 'Z' ? STB_GLOBAL : STB_LOCAL;
 }
 
+/* strtoull(S, END, 16) for kallsyms' fixed-width addresses, up to LIMIT. */
+static unsigned long long parse_hex(const char *s, const char *limit, const char **end)
+{
+	unsigned long long v = 0;
+
+	for (; s < limit; s++) {
+		unsigned int d = *s >= '0' && *s <= '9' ? *s - '0' :
+				 (*s | 0x20) >= 'a' && (*s | 0x20) <= 'f' ? (*s | 0x20) - 'a' + 10 : 16;
+
+		if (d > 15)
+			break;
+		v = v << 4 | d;
+	}
+	*end = s;
+	return v;
+}
+
+/* Split "name\t[module]" into the name and the DSO perf prints. */
+static int ksyms_split(struct ksyms *k)
+{
+	size_t i, nr = symtab__count(k->tab);
+
+	k->dsos = calloc(nr + 1, sizeof(*k->dsos));
+	if (!k->dsos)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		const char *tab = strchr(symtab__name(k->tab, symtab__sym(k->tab, i)), '\t');
+
+		k->dsos[i] = tab && tab[1] == '[' ? tab + 1 : KERNEL_DSO;
+	}
+	symtab__cut_names(k->tab, '\t');
+	return 0;
+}
+
+/*
+ * As perf 6.1 loads kallsyms: every T/W/D/B symbol (either case) in file
+ * order with size zero, symbols__fixup_end() (kallsyms flavour), then
+ * symbols__fixup_duplicate().
+ */
 struct ksyms *ksyms__new(const char *text, size_t len)
 {
 	struct ksyms *k = calloc(1, sizeof(*k));
-	size_t cap = 0, seen = 0;
-	char *p, *line, *save = NULL;
+	size_t seen = 0;
+	const char *p, *end;
 
 	if (!k)
 		return NULL;
 	k->text = malloc(len + 1);
-	/* Names become "name\0[dso]\0": at most one byte longer per line. */
-	k->names = malloc(2 * len + 2);
-	if (!k->text || !k->names)
+	k->tab = symtab__new();
+	if (!k->text || !k->tab)
 		goto fail;
 	memcpy(k->text, text, len);
 	k->text[len] = '\0';
 	k->len = len;
-	memcpy(k->names, text, len);
-	k->names[len] = '\0';
-	p = k->names;
 	k->hidden = 1;
-	for (line = strtok_r(p, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *end, *type, *name, *mod;
-		unsigned long long addr = strtoull(line, &end, 16);
+	end = k->text + len;
+	for (p = k->text; p < end; ) {
+		const char *nl = memchr(p, '\n', end - p), *line = p, *e;
+		char name[512], type;
+		unsigned long long addr;
+		size_t n;
 
-		if (end == line || *end != ' ')
+		if (!nl)
+			nl = end;
+		p = nl + 1;
+		addr = parse_hex(line, nl, &e);
+		if (e == line || *e != ' ' || e + 3 > nl || e[2] != ' ')
 			continue;
-		type = end + 1;
-		if (type[0] == '\0' || type[1] != ' ')
-			continue;
+		type = e[1];
 		seen++;
 		if (addr)
 			k->hidden = 0;
-		if (!strchr("tTwW", type[0]))
+		/* symbol_type__filter(); '$' names are ARM mapping symbols. */
+		if (!(type & ~0x20) || !strchr("TWDB", type & ~0x20) || e[3] == '$')
 			continue;
-		name = type + 2;
-		mod = strchr(name, '\t');
-		if (mod) {
-			*mod++ = '\0';
-			/* "[module]" is kept as it is: it is the DSO perf prints. */
-		}
-		if (k->nr == cap) {
-			size_t ncap = cap ? cap * 2 : 4096;
-			struct ksym *s = realloc(k->syms, ncap * sizeof(*s));
-
-			if (!s)
-				goto fail;
-			k->syms = s;
-			cap = ncap;
-		}
-		k->syms[k->nr].addr = addr;
-		k->syms[k->nr].name = name;
-		k->syms[k->nr].dso = mod && *mod == '[' ? mod : KERNEL_DSO;
-		k->nr++;
+		n = nl - (e + 3);
+		if (n >= sizeof(name))
+			n = sizeof(name) - 1;
+		memcpy(name, e + 3, n);
+		name[n] = '\0';
+		if (symtab__add(k->tab, addr, 0, ksym_binding(type), name))
+			goto fail;
 	}
 	if (!seen)
 		k->hidden = 0;
-	qsort(k->syms, k->nr, sizeof(*k->syms), ksym_cmp);
+	if (symtab__commit(k->tab) < 0)
+		goto fail;
+	symtab__fixup_end(k->tab, 1);
+	symtab__fixup_duplicate(k->tab);
+	if (ksyms_split(k))
+		goto fail;
 	return k;
 fail:
 	ksyms__free(k);
@@ -154,8 +185,8 @@ void ksyms__free(struct ksyms *k)
 {
 	if (!k)
 		return;
-	free(k->syms);
-	free(k->names);
+	free(k->dsos);
+	symtab__free(k->tab);
 	free(k->text);
 	free(k);
 }
@@ -163,33 +194,19 @@ void ksyms__free(struct ksyms *k)
 int ksyms__resolve(const struct ksyms *k, uint64_t addr, const char **name,
 		   uint64_t *off, const char **dso)
 {
-	size_t lo = 0, hi = k->nr;
-	const struct ksym *s;
+	const struct symtab_sym *s;
+	size_t i;
 
 	*dso = KERNEL_DSO;
 	if (k->hidden)
 		return -ENOENT;
-	while (lo < hi) {		/* first symbol with addr > ADDR */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
+	s = symtab__find(k->tab, addr);
+	if (!s)
 		return -ENOENT;
-	s = &k->syms[lo - 1];
-	*dso = s->dso;
-	/*
-	 * The last symbol of a group has no end: accept it only if the next
-	 * symbol belongs to the same group, or within 64 KiB of it (longer
-	 * functions are rare; an address further away is not this symbol).
-	 */
-	if ((lo == k->nr || strcmp(k->syms[lo].dso, s->dso)) && addr - s->addr >= 65536)
-		return -ENOENT;
-	*name = s->name;
-	*off = addr - s->addr;
+	i = s - symtab__sym(k->tab, 0);
+	*dso = k->dsos[i];
+	*name = symtab__name(k->tab, s);
+	*off = addr - s->start;
 	return 0;
 }
 
@@ -200,7 +217,7 @@ int ksyms__hidden(const struct ksyms *k)
 
 size_t ksyms__count(const struct ksyms *k)
 {
-	return k->nr;
+	return symtab__count(k->tab);
 }
 
 const char *ksyms__text(const struct ksyms *k, size_t *len)

@@ -15,6 +15,7 @@
 
 #include "capture.h"
 #include "config.h"
+#include "convert.h"
 #include "output.h"
 #include "print.h"
 #include "record.h"
@@ -28,6 +29,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: kprofcat [OPTIONS] [DEVICE|FILE] [-- CMD [ARG...]]\n"
 "       kprofcat throttle-sim [OPTIONS]      (see kprofcat throttle-sim --help)\n"
+"       kprofcat convert --to-perf-data|--to-pprof OUT -i FILE  (see kprofcat convert --help)\n"
 "\n"
 "Streams kprof samples from DEVICE (default " DEFAULT_DEVICE ") until Ctrl-C, --duration,\n"
 "or until CMD exits; or reads a capture FILE written with -o.\n"
@@ -58,13 +60,15 @@ static void usage(FILE *f)
 "      --report           top symbols by self and total share\n"
 "      --stats            per-CPU counters; --json for JSON\n"
 "      --no-demangle      print C++ symbols as mangled in the ELF file\n"
-"  -h, --help             this text\n",
+"  -h, --help             this text\n"
+"      --version          print kprofcat's version (the project's, as modinfo kprof.ko)\n",
 		DEFAULT_FREQ);
 }
 
 enum {
 	OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_BUFFER_PAGES, OPT_WATERMARK,
 	OPT_FOLDED, OPT_WEIGHT, OPT_REPORT, OPT_STATS, OPT_JSON, OPT_NO_DEMANGLE,
+	OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -89,6 +93,7 @@ static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -228,6 +233,9 @@ static int cmd_profile(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case OPT_VERSION:
+			printf("kprofcat %s\n", KPROF_VERSION);
+			return 0;
 		default:
 			fprintf(stderr, "Try 'kprofcat --help'.\n");
 			return 2;
@@ -335,6 +343,7 @@ struct cmd {
 
 static const struct cmd cmds[] = {
 	{ "throttle-sim", throttle_sim_main },
+	{ "convert", convert_main },
 	{ NULL, NULL },
 };
 

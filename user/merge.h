@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * merge.h - put the records of all CPUs into timestamp order, as perf's
- * ordered_events does: records are held in a heap and released once they
- * are older than the newest time seen minus a reordering window (or when
- * the heap holds too many).  A record released after a newer one counts as
+ * ordered_events does: records are held and released, oldest first, once
+ * they are older than the newest time seen minus a reordering window (or
+ * when too many are held).  A record released after a newer one counts as
  * misordered.
  */
 #ifndef KPROFCAT_MERGE_H
@@ -18,7 +18,7 @@ typedef int (*merge_fn)(void *ctx, unsigned int cpu, const void *rec, size_t len
 
 struct merge *merge__new(uint64_t window_ns, size_t max_held);
 void merge__free(struct merge *m);
-/* Copy REC (of CPU, stamped TIME) in.  -ENOMEM. */
+/* Copy REC (of CPU < KPROF_MAX_CPUS, stamped TIME) in.  -ENOMEM. */
 int merge__push(struct merge *m, uint64_t time, unsigned int cpu,
 		const void *rec, size_t len);
 /*

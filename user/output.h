@@ -18,6 +18,11 @@ struct out_frame {
 	uint64_t off;
 	const char *dso;
 	int kernel;
+	/* Same for every frame of this (sym, dso, kernel): dense, from 0. */
+	uint32_t sym_id;
+	uint32_t line_len;
+	/* Its perf-script line, "\t%16llx %s+0x%llx (%s)\n" (not NUL-terminated). */
+	const char *line;
 };
 
 /* Per-CPU kernel counters and reader-side totals, for --stats. */

@@ -17,6 +17,9 @@ struct report {
 	const char *event;
 	struct strmap *syms;
 	uint64_t samples;
+	/* Entry of each out_frame.sym_id, made the first time it shows. */
+	struct strmap_entry **by_id;
+	uint32_t nr_ids;
 };
 
 static struct strmap_entry *sym_entry(struct report *rp, const struct out_frame *f)
@@ -31,6 +34,27 @@ static struct strmap_entry *sym_entry(struct report *rp, const struct out_frame 
 	return strmap__get(rp->syms, key, n);
 }
 
+/* The entry of F, through its sym_id: the key is formatted once per id. */
+static struct strmap_entry *frame_entry(struct report *rp, const struct out_frame *f)
+{
+	if (f->sym_id >= rp->nr_ids) {
+		uint32_t n = rp->nr_ids ? rp->nr_ids : 1024;
+		struct strmap_entry **v;
+
+		while (n <= f->sym_id)
+			n *= 2;
+		v = realloc(rp->by_id, n * sizeof(*v));
+		if (!v)
+			return NULL;
+		memset(v + rp->nr_ids, 0, (n - rp->nr_ids) * sizeof(*v));
+		rp->by_id = v;
+		rp->nr_ids = n;
+	}
+	if (!rp->by_id[f->sym_id])
+		rp->by_id[f->sym_id] = sym_entry(rp, f);
+	return rp->by_id[f->sym_id];
+}
+
 static int report_sample(struct output *o, const struct kp_record *r,
 			 const struct out_frame *f, unsigned int nr)
 {
@@ -40,7 +64,7 @@ static int report_sample(struct output *o, const struct kp_record *r,
 	(void)r;
 	rp->samples++;
 	for (i = 0; i < nr; i++) {
-		struct strmap_entry *e = sym_entry(rp, &f[i]);
+		struct strmap_entry *e = frame_entry(rp, &f[i]);
 
 		if (!e)
 			return -1;
@@ -96,6 +120,7 @@ static void report_free(struct output *o)
 	struct report *rp = (struct report *)o;
 
 	strmap__free(rp->syms);
+	free(rp->by_id);
 	free(rp);
 }
 

@@ -660,9 +660,17 @@ int record__replay(const char *path, struct output *out, int pid,
 	while ((ret = capture__next(r, &type, &arg, &data, &len)) > 0) {
 		if (type != KPCAP_RECORDS)
 			continue;
+		if (arg >= KPROF_MAX_CPUS) {
+			p_err("capture %s: records of CPU %u, beyond the %u CPUs kprof supports: the file is corrupt",
+			      path, arg, KPROF_MAX_CPUS);
+			ret = -EBADMSG;
+			goto out;
+		}
 		ret = replay_records(s, arg, data, len);
 		if (ret)
 			goto out;
+		/* Its records are copied into the reordering window by now. */
+		capture__done(r, data, len);
 	}
 	if (ret < 0 || session__flush(s, 1))
 		goto out;

@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "framecache.h"
 #include "merge.h"
 #include "print.h"
 #include "session.h"
 #include "sideband.h"
-#include "strmap.h"
+#include "pidmap.h"
 
 #define MERGE_MAX_HELD		(1U << 20)
 #define MAX_FRAMES		(2 * KPROF_MAX_STACK + 1)
@@ -21,21 +22,14 @@ struct session {
 	struct ksyms *ksyms;
 	struct usyms *usyms;
 	struct merge *merge;
+	struct framecache *fc;
 	struct decode_stats dst;
-	struct strmap *tree;	/* FILTER_TREE: pids in the tree */
-	struct strmap *seen;	/* proc_fallback: pids looked at */
+	struct pidmap *tree;	/* FILTER_TREE: pids in the tree */
+	struct pidmap *seen;	/* proc_fallback: pid -> hash of its comm */
 	uint64_t filtered;
 	uint64_t samples_out;
 	int err;
 };
-
-static struct strmap_entry *pid_entry(struct strmap *m, uint32_t pid)
-{
-	char key[16];
-	int n = snprintf(key, sizeof(key), "%u", pid);
-
-	return strmap__get(m, key, n);
-}
 
 struct session *session__new(const struct session_opts *o, struct ksyms *k)
 {
@@ -47,16 +41,17 @@ struct session *session__new(const struct session_opts *o, struct ksyms *k)
 	s->ksyms = k;
 	s->usyms = usyms__new();
 	s->merge = merge__new(o->window_ns, MERGE_MAX_HELD);
-	s->tree = strmap__new();
-	s->seen = strmap__new();
-	if (!s->usyms || !s->merge || !s->tree || !s->seen) {
+	s->fc = framecache__new();
+	s->tree = pidmap__new();
+	s->seen = pidmap__new();
+	if (!s->usyms || !s->merge || !s->fc || !s->tree || !s->seen) {
 		session__free(s);
 		return NULL;
 	}
 	/* Demangling is display only: captures keep the raw names. */
 	if (o->out && o->out->no_demangle)
 		usyms__set_demangle(s->usyms, 0);
-	if (o->filter == FILTER_TREE && !pid_entry(s->tree, o->pid)) {
+	if (o->filter == FILTER_TREE && !pidmap__get(s->tree, o->pid, 1)) {
 		session__free(s);
 		return NULL;
 	}
@@ -70,19 +65,15 @@ void session__free(struct session *s)
 	ksyms__free(s->ksyms);
 	usyms__free(s->usyms);
 	merge__free(s->merge);
-	strmap__free(s->tree);
-	strmap__free(s->seen);
+	framecache__free(s->fc);
+	pidmap__free(s->tree);
+	pidmap__free(s->seen);
 	free(s);
 }
 
 static int in_tree(struct session *s, uint32_t pid)
 {
-	char key[16];
-	int n = snprintf(key, sizeof(key), "%u", pid);
-	struct strmap_entry *e = strmap__get(s->tree, key, n);
-
-	/* strmap__get creates: mark entries that are members with a = 1. */
-	return e && (e->a || pid == s->o.pid);
+	return pidmap__get(s->tree, pid, 0) != NULL;
 }
 
 int session__pev(void *ctx, const struct pev *e)
@@ -95,13 +86,9 @@ int session__pev(void *ctx, const struct pev *e)
 		if (ret)
 			return ret;
 	}
-	if (e->type == PEV_FORK && s->o.filter == FILTER_TREE && in_tree(s, e->ppid)) {
-		struct strmap_entry *c = pid_entry(s->tree, e->pid);
-
-		if (!c)
-			return -ENOMEM;
-		c->a = 1;
-	}
+	if (e->type == PEV_FORK && s->o.filter == FILTER_TREE && in_tree(s, e->ppid) &&
+	    !pidmap__get(s->tree, e->pid, 1))
+		return -ENOMEM;
 	return usyms__apply(s->usyms, e);
 }
 
@@ -132,7 +119,7 @@ static uint32_t proc_ppid(uint32_t pid)
  */
 static void first_sight(struct session *s, const struct kp_sample *smp)
 {
-	struct strmap_entry *e = pid_entry(s->seen, smp->pid);
+	uint64_t *e = pidmap__get(s->seen, smp->pid, 1);
 	uint64_t comm_hash = 1469598103934665603ULL;
 	uint32_t pid = smp->pid, p = pid;
 	const char *c;
@@ -141,27 +128,24 @@ static void first_sight(struct session *s, const struct kp_sample *smp)
 	for (c = smp->comm; *c; c++)
 		comm_hash = (comm_hash ^ (unsigned char)*c) * 1099511628211ULL;
 	comm_hash |= 1;		/* never 0, the value of a new entry */
-	if (!e || e->a == comm_hash || !pid)
+	if (!e || *e == comm_hash || !pid)
 		return;
-	if (e->a) {
+	if (*e) {
 		struct pev ex = { .type = PEV_EXEC, .pid = pid, .time = smp->time };
 
+		*e = comm_hash;	/* (session__pev() changes s->tree, never s->seen) */
 		session__pev(s, &ex);
 		sideband__snapshot_pid(pid, smp->time, session__pev, s);
-		e->a = comm_hash;
 		return;
 	}
-	e->a = comm_hash;
+	*e = comm_hash;
 	sideband__snapshot_pid(pid, 0, session__pev, s);
 	if (s->o.filter != FILTER_TREE)
 		return;
 	for (depth = 0; depth < 64 && p > 1; depth++) {
 		p = proc_ppid(p);
 		if (p == s->o.pid) {
-			struct strmap_entry *c = pid_entry(s->tree, pid);
-
-			if (c)
-				c->a = 1;
+			pidmap__get(s->tree, pid, 1);
 			return;
 		}
 	}
@@ -180,57 +164,66 @@ int session__record(struct session *s, unsigned int cpu, const void *rec, size_t
 	return merge__push(s->merge, r.time, cpu, rec, len);
 }
 
-static void kernel_frame(struct session *s, const struct kp_record *r, uint64_t ip,
-			 struct out_frame *f)
-{
-	f->addr = ip;
-	f->kernel = 1;
-	f->sym = NULL;
-	f->off = 0;
-	f->dso = "[kernel.kallsyms]";
-	if (!ip || (r->misc & KPROF_MISC_ADDR_HIDDEN) || !s->ksyms)
-		return;
-	if (ksyms__resolve(s->ksyms, ip, &f->sym, &f->off, &f->dso))
-		f->sym = NULL;
-}
-
-static void user_frame(struct session *s, const struct kp_record *r, uint64_t ip,
-		       int caller, struct out_frame *f)
-{
-	struct usym u;
-
-	usyms__resolve(s->usyms, r->sample.pid, r->time, ip, caller, &u);
-	f->addr = u.addr;
-	f->kernel = 0;
-	f->sym = u.name;
-	f->off = u.off;
-	f->dso = u.dso;
-}
-
-static unsigned int build_frames(struct session *s, const struct kp_record *r,
-				 struct out_frame *f)
+/*
+ * The frames of sample R: a call chain seen before comes whole from the
+ * frame cache (*OUT points there), otherwise each frame is made in F.
+ */
+static int build_frames(struct session *s, const struct kp_record *r,
+			struct out_frame *f, const struct out_frame **out, unsigned int *nr)
 {
 	const struct kp_sample *smp = &r->sample;
-	unsigned int i, n = 0;
+	int hidden = !!(r->misc & KPROF_MISC_ADDR_HIDDEN), ret = 0, unstable = 0;
+	uint32_t gen = usyms__generation(s->usyms, smp->pid);
+	unsigned int i, n = 0, nips = smp->nr_kernel + smp->nr_user;
+	uint64_t key[2 + MAX_FRAMES];
+	const struct out_frame *cached;
 
+	framecache__trim(s->fc);
+	*out = f;
+	key[0] = smp->pid | (uint64_t)gen << 32;
+	key[1] = hidden | (r->misc & KPROF_MISC_USER ? 2 : 0) |
+		 (uint64_t)smp->nr_kernel << 16 | (uint64_t)smp->nr_user << 32;
+	if (!nips) {
+		key[2] = smp->ip;
+		nips = 1;
+	} else {
+		memcpy(key + 2, smp->ips, nips * sizeof(*key));
+	}
+	cached = framecache__stack_find(s->fc, key, 2 + nips, nr);
+	if (cached) {
+		*out = cached;
+		return 0;
+	}
 	if (!smp->nr_kernel && !smp->nr_user) {
 		if (r->misc & KPROF_MISC_USER)
-			user_frame(s, r, smp->ip, 0, &f[n++]);
+			ret = framecache__user(s->fc, s->usyms, smp->pid, gen, r->time,
+					       smp->ip, &f[n++]);
 		else
-			kernel_frame(s, r, smp->ip, &f[n++]);
-		return n;
+			ret = framecache__kernel(s->fc, s->ksyms, smp->ip, hidden, &f[n++]);
+	} else {
+		for (i = 0; i < smp->nr_kernel && ret >= 0; i++)
+			ret = framecache__kernel(s->fc, s->ksyms, smp->ips[i], hidden, &f[n++]);
+		for (i = 0; i < smp->nr_user && ret >= 0; i++) {
+			ret = framecache__user(s->fc, s->usyms, smp->pid, gen, r->time,
+					       smp->ips[smp->nr_kernel + i], &f[n++]);
+			unstable |= ret > 0;
+		}
 	}
-	for (i = 0; i < smp->nr_kernel; i++)
-		kernel_frame(s, r, smp->ips[i], &f[n++]);
-	for (i = 0; i < smp->nr_user; i++)
-		user_frame(s, r, smp->ips[smp->nr_kernel + i], i > 0, &f[n++]);
-	return n;
+	unstable |= ret > 0;
+	*nr = n;
+	if (ret < 0)
+		return ret;
+	/* Not kept: without memory for it, the frames in F do. */
+	if (!unstable && (cached = framecache__stack_add(s->fc, key, 2 + nips, f, n)))
+		*out = cached;
+	return 0;
 }
 
 static int emit(void *ctx, unsigned int cpu, const void *rec, size_t len)
 {
 	struct session *s = ctx;
 	struct out_frame frames[MAX_FRAMES];
+	const struct out_frame *f = frames;
 	struct kp_record r;
 	struct decode_stats scratch;
 	unsigned int nr = 0;
@@ -251,9 +244,12 @@ static int emit(void *ctx, unsigned int cpu, const void *rec, size_t len)
 		return s->o.out ? output__event(s->o.out, &r) : 0;
 	s->samples_out++;
 	/* A capture needs the symbols of every DSO samples hit. */
-	if (s->o.cap || (s->o.out && s->o.out->needs_frames))
-		nr = build_frames(s, &r, frames);
-	return s->o.out ? output__sample(s->o.out, &r, frames, nr) : 0;
+	if ((s->o.cap || (s->o.out && s->o.out->needs_frames)) &&
+	    build_frames(s, &r, frames, &f, &nr)) {
+		p_err("out of memory");
+		return -ENOMEM;
+	}
+	return s->o.out ? output__sample(s->o.out, &r, f, nr) : 0;
 }
 
 int session__flush(struct session *s, int all)

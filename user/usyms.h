@@ -3,8 +3,7 @@
  * usyms.h - user-space symbolization: per-process executable mappings
  * (from /proc/PID/maps snapshots and side-band mmap/exec/fork history, all
  * stamped with local_clock() time like the samples), and per-DSO symbol
- * tables read with elfutils (libdwfl: .symtab, .dynsym, MiniDebugInfo,
- * debuglink and build-id separate debuginfo) or from a capture's snapshot.
+ * tables read as perf reads them (dso.h) or from a capture's snapshot.
  */
 #ifndef KPROFCAT_USYMS_H
 #define KPROFCAT_USYMS_H
@@ -37,6 +36,8 @@ struct usym {
 	uint64_t off;		/* from the symbol's start */
 	uint64_t addr;		/* address perf prints: offset in the DSO */
 	const char *dso;	/* mapping's path, "[unknown]" without one */
+	/* The answer holds at any time, until usyms__generation() changes. */
+	int stable;
 };
 
 struct usyms;
@@ -50,13 +51,15 @@ void usyms__free(struct usyms *u);
 void usyms__set_demangle(struct usyms *u, int on);
 int usyms__apply(struct usyms *u, const struct pev *e);
 int usyms__has_pid(const struct usyms *u, uint32_t pid);
+/* Changes whenever PID's maps do (0 while PID has none). */
+uint32_t usyms__generation(const struct usyms *u, uint32_t pid);
 /*
- * Symbolize ADDR of process PID at TIME.  CALLER: ADDR is a return address
- * (looked up at ADDR - 1 so a call at a function's end stays in it).
- * Always fills R; returns 0 with a symbol, -ENOENT without.
+ * Symbolize ADDR of process PID at TIME, as perf does (at ADDR itself,
+ * return addresses included).  Always fills R; returns 0 with a symbol,
+ * -ENOENT without.
  */
 int usyms__resolve(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
-		   int caller, struct usym *r);
+		   struct usym *r);
 
 /*
  * Parse /proc/PID/maps TEXT into PEV_MMAP events stamped TIME, passed to FN.
@@ -66,8 +69,7 @@ int usyms__parse_maps(uint32_t pid, uint64_t time, char *text,
 
 /*
  * DSO symbol snapshots, for captures: every DSO looked up so far, as
- * self-contained blobs (path, build-id, PT_LOAD table, function symbols),
- * and back.  A DSO loaded from a blob is never read from the filesystem.
+ * self-contained blobs (path, build-id, raw symbols: dso.h), and back.  A DSO loaded from a blob is never read from the filesystem.
  */
 int usyms__save_dsos(struct usyms *u,
 		     int (*write)(void *ctx, const void *blob, size_t len), void *ctx);

@@ -360,6 +360,34 @@ TEST(merge_orders_cpus_by_time_within_the_window)
 	merge__free(m);
 }
 
+/*
+ * A record older than the last one of its CPU leaves that CPU's FIFO for
+ * the heap: the order out is still time, then arrival, across all of them.
+ */
+TEST(merge_orders_records_a_cpu_queued_out_of_order)
+{
+	static const uint64_t want[] = { 10, 20, 20, 25, 30, 35 };
+	struct merge *m = merge__new(1000, 1000);
+	struct collected c = { 0 };
+	unsigned int i;
+
+	ASSERT_NE(NULL, m);
+	push_lost(_metadata, m, 0, 10);
+	push_lost(_metadata, m, 0, 30);
+	push_lost(_metadata, m, 0, 20);		/* older than 30: the heap */
+	push_lost(_metadata, m, 1, 20);		/* same time, later arrival */
+	push_lost(_metadata, m, 1, 25);
+	push_lost(_metadata, m, 0, 35);
+	ASSERT_EQ(0, merge__flush(m, 1, collect, &c));
+	ASSERT_EQ(6, c.n);
+	for (i = 0; i < 6; i++)
+		EXPECT_EQ(want[i], c.times[i]) TH_LOG("record %u", i);
+	EXPECT_EQ(0, c.cpus[1]);	/* the 20 of CPU 0 came first */
+	EXPECT_EQ(1, c.cpus[2]);
+	EXPECT_EQ(0, merge__misordered(m));
+	merge__free(m);
+}
+
 TEST(merge_bounds_what_it_holds)
 {
 	struct merge *m = merge__new(1000000, 2);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * demangle_test: C++ user symbols print demangled, as perf prints them,
- * and raw with --no-demangle.  The symbols are those of a real g++ build,
- * tests/progs/cxxhot (a member function, a template instance, an
+ * demangle_test: C++ user symbols print demangled as perf 6.1 prints them
+ * (libiberty's cplus_demangle() without DMGL_PARAMS: "kp::Worker::spin",
+ * no parameter list), and raw with --no-demangle.  The symbols are those
+ * of a real g++ build, tests/progs/cxxhot (a member function, a template
+ * instance, an
  * overload): through the symbolizer (usyms), and end to end through a
  * capture replayed by the kprofcat binary with and without --no-demangle
  * (captures keep the raw names, so either choice works on replay).
@@ -115,21 +117,21 @@ TEST(demangles_itanium_names_and_leaves_others)
 
 	s = demangle__cxx("_ZN2kp6Worker4spinEm");
 	ASSERT_NE(NULL, s);
-	EXPECT_STREQ("kp::Worker::spin(unsigned long)", s);
+	EXPECT_STREQ("kp::Worker::spin", s);
 	free(s);
 	s = demangle__cxx("_ZN2kp5twiceIiEET_S1_");
 	ASSERT_NE(NULL, s);
-	EXPECT_STREQ("int kp::twice<int>(int)", s);
+	EXPECT_STREQ("kp::twice<int>", s);
 	free(s);
-	/* gcc's clone suffixes, as perf shows them. */
+	/* gcc's clone suffixes: perf 6.1 (DMGL_NO_OPTS) drops them too. */
 	s = demangle__cxx("_ZN2kp5twiceEdi.cold");
 	ASSERT_NE(NULL, s);
-	EXPECT_STREQ("kp::twice(double, int) [clone .cold]", s);
+	EXPECT_STREQ("kp::twice", s);
 	free(s);
 	EXPECT_EQ(NULL, demangle__cxx("main"));
 	EXPECT_EQ(NULL, demangle__cxx("_Z"));
 	EXPECT_EQ(NULL, demangle__cxx("_Zfoo!"));
-	/* A type encoding is not a symbol: __cxa_demangle would take "i". */
+	/* A type encoding is not a symbol. */
 	EXPECT_EQ(NULL, demangle__cxx("i"));
 }
 
@@ -147,21 +149,21 @@ TEST(symbolizer_names_cxx_functions_demangled_unless_told_not_to)
 	ASSERT_NE(NULL, u);
 	ASSERT_EQ(0, map_prog(u, usyms_apply));
 
-	ASSERT_EQ(0, usyms__resolve(u, PID, 1, MAP_START + spin + 4, 0, &r));
-	EXPECT_STREQ("kp::Worker::spin(unsigned long)", r.name);
+	ASSERT_EQ(0, usyms__resolve(u, PID, 1, MAP_START + spin + 4, &r));
+	EXPECT_STREQ("kp::Worker::spin", r.name);
 	EXPECT_EQ(4, r.off);
 	EXPECT_STREQ(prog, r.dso);
-	ASSERT_EQ(0, usyms__resolve(u, PID, 1, MAP_START + twice_int + 1, 0, &r));
-	EXPECT_STREQ("int kp::twice<int>(int)", r.name);
+	ASSERT_EQ(0, usyms__resolve(u, PID, 1, MAP_START + twice_int + 1, &r));
+	EXPECT_STREQ("kp::twice<int>", r.name);
 	/* main has C linkage: as is. */
-	ASSERT_EQ(0, usyms__resolve(u, PID, 1, MAP_START + main_off + 1, 0, &r));
+	ASSERT_EQ(0, usyms__resolve(u, PID, 1, MAP_START + main_off + 1, &r));
 	EXPECT_STREQ("main", r.name);
 	usyms__set_demangle(u, 0);
-	ASSERT_EQ(0, usyms__resolve(u, PID, 1, MAP_START + spin + 4, 0, &r));
+	ASSERT_EQ(0, usyms__resolve(u, PID, 1, MAP_START + spin + 4, &r));
 	EXPECT_STREQ("_ZN2kp6Worker4spinEm", r.name);
 	usyms__set_demangle(u, 1);
-	ASSERT_EQ(0, usyms__resolve(u, PID, 1, MAP_START + spin + 4, 0, &r));
-	EXPECT_STREQ("kp::Worker::spin(unsigned long)", r.name);
+	ASSERT_EQ(0, usyms__resolve(u, PID, 1, MAP_START + spin + 4, &r));
+	EXPECT_STREQ("kp::Worker::spin", r.name);
 	usyms__free(u);
 }
 
@@ -236,10 +238,10 @@ TEST(kprofcat_prints_demangled_names_and_raw_ones_with_no_demangle)
 	snprintf(args, sizeof(args), "-i %s", path);
 	text = run_kprofcat(args);
 	ASSERT_NE(NULL, text);
-	snprintf(want, sizeof(want), "\t%16llx kp::Worker::spin(unsigned long)+0x10 (%s)\n",
+	snprintf(want, sizeof(want), "\t%16llx kp::Worker::spin+0x10 (%s)\n",
 		 (unsigned long long)spin + 0x10, prog);
 	EXPECT_NE(NULL, strstr(text, want)) TH_LOG("want %s in:\n%s", want, text);
-	snprintf(want, sizeof(want), " kp::twice(double, int)+0x9 (%s)\n", prog);
+	snprintf(want, sizeof(want), " kp::twice+0x9 (%s)\n", prog);
 	EXPECT_NE(NULL, strstr(text, want)) TH_LOG("want %s in:\n%s", want, text);
 	free(text);
 
@@ -255,7 +257,7 @@ TEST(kprofcat_prints_demangled_names_and_raw_ones_with_no_demangle)
 	snprintf(args, sizeof(args), "--folded -i %s", path);
 	text = run_kprofcat(args);
 	ASSERT_NE(NULL, text);
-	EXPECT_STREQ("cxxhot;kp::twice(double, int);kp::Worker::spin(unsigned long) 1\n", text);
+	EXPECT_STREQ("cxxhot;kp::twice;kp::Worker::spin 1\n", text);
 	free(text);
 	unlink(path);
 }

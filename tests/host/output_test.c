@@ -236,6 +236,65 @@ TEST(report_counts_self_and_total)
 	free(r.text);
 }
 
+/* Samples of pids 100, 101, 200, 201, 300 through a session filtering FILTER/PID. */
+static int filtered_text(enum session_filter filter, uint32_t pid, char **text, uint64_t *filtered)
+{
+	static const uint32_t pids[] = { 100, 101, 200, 201, 300 };
+	struct session_opts so = { .window_ns = 1000000, .filter = filter, .pid = pid };
+	struct pev fork1 = { .type = PEV_FORK, .pid = 101, .ppid = 100, .time = 1 };
+	struct pev fork2 = { .type = PEV_FORK, .pid = 201, .ppid = 200, .time = 1 };
+	unsigned char buf[256];
+	struct session *s;
+	size_t len, i, n;
+	uint64_t ip = 0xffffffff81001010ULL;
+	FILE *f = open_memstream(text, &len);
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	so.out = output_script__new(f, "cpu-clock");
+	s = so.out ? session__new(&so, ksyms__new(kallsyms, sizeof(kallsyms) - 1)) : NULL;
+	if (!s || session__pev(s, &fork1) || session__pev(s, &fork2))
+		goto out;
+	for (i = 0; i < sizeof(pids) / sizeof(pids[0]); i++) {
+		n = synth_sample(buf, i + 1, 1000000000 + i, 0, pids[i], "p", 0, &ip, 1, 0);
+		if (session__record(s, 0, buf, n))
+			goto out;
+	}
+	if (session__flush(s, 1) || output__finish(so.out, &(struct out_summary){ 0 }))
+		goto out;
+	*filtered = session__filtered(s);
+	ret = 0;
+out:
+	session__free(s);
+	output__free(so.out);
+	fclose(f);
+	return ret;
+}
+
+TEST(process_filters_keep_the_pid_or_its_tree)
+{
+	uint64_t filtered = 0;
+	char *text = NULL;
+
+	p_set_quiet(1);
+	/* -- CMD: the command (100) and what it forked (101), nothing else. */
+	ASSERT_EQ(0, filtered_text(FILTER_TREE, 100, &text, &filtered));
+	EXPECT_NE(NULL, strstr(text, "p   100/100   [000]")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "p   101/101   [000]")) TH_LOG("%s", text);
+	EXPECT_EQ(NULL, strstr(text, "/200 ")) TH_LOG("%s", text);
+	EXPECT_EQ(NULL, strstr(text, "/201 ")) TH_LOG("%s", text);
+	EXPECT_EQ(NULL, strstr(text, "/300 ")) TH_LOG("%s", text);
+	EXPECT_EQ(3, filtered);
+	free(text);
+	/* -p: that process only, not its children. */
+	ASSERT_EQ(0, filtered_text(FILTER_PID, 200, &text, &filtered));
+	EXPECT_NE(NULL, strstr(text, "p   200/200   [000]")) TH_LOG("%s", text);
+	EXPECT_EQ(NULL, strstr(text, "/201 ")) TH_LOG("%s", text);
+	EXPECT_EQ(4, filtered);
+	free(text);
+}
+
 static int write_dso(void *w, const void *blob, size_t len)
 {
 	return capture__write(w, KPCAP_DSO, 0, blob, len);

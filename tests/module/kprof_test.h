@@ -113,9 +113,28 @@ static inline int kp_open(void)
 }
 
 /*
+ * kprof's default throttle limits.  Lowerings persist across sessions, as
+ * the sysctl's do: an earlier test's handlers, slowed by a loaded host,
+ * may have left the max rate below the next test's frequency, which
+ * SET_CONFIG then refuses.  The percent goes first (the rate is refused
+ * while it is 0), which SET_THROTTLE does in one call.
+ */
+static inline int kp_default_limits(int fd)
+{
+	struct kprof_throttle_config t = {
+		.size = sizeof(t),
+		.semantics = KPROF_THROTTLE_GE,
+		.max_sample_rate = 100000,
+		.cpu_time_max_percent = 25,
+	};
+
+	return ioctl(fd, KPROF_IOC_SET_THROTTLE, &t);
+}
+
+/*
  * FIXTURE_SETUP prologue: open /dev/kprof into @fd and make sure it is
- * stopped (an earlier test may have left a session running), or SKIP
- * when kprof is not loaded.
+ * stopped (an earlier test may have left a session running) with the
+ * default limits, or SKIP when kprof is not loaded.
  */
 #define KP_OPEN_OR_SKIP(fd) do {					\
 	(fd) = kp_open();						\
@@ -123,6 +142,8 @@ static inline int kp_open(void)
 		SKIP(return, "%s: %s (kprof.ko not loaded?)", KP_DEV,	\
 		     strerror(errno));					\
 	kp_stop(fd);							\
+	ASSERT_EQ(0, kp_default_limits(fd))				\
+		TH_LOG("SET_THROTTLE to the defaults: %s", strerror(errno)); \
 } while (0)
 
 static inline int kp_get_info(int fd, struct kprof_info *info)

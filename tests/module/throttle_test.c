@@ -269,15 +269,24 @@ FIXTURE_TEARDOWN(throttle)
 }
 
 /*
+ * What a run must have recorded before it may end, judged on the records
+ * drained so far (tt_cpus), or NULL.  A run's length in wall time says
+ * nothing of how much an emulated CPU ran: on a loaded host one vCPU got
+ * 11 overflows in a second at 10 kHz.  So runs last at least @ms and then
+ * until @enough holds, KP_PROGRESS_MS later at most (a hang detector).
+ */
+typedef bool (*tt_enough_fn)(const struct kp_buffers *b, int only);
+
+/*
  * One spinner per online CPU (only on @only when it is >= 0), start, drain
- * for @ms, stop, drain; then the counters must add up.
+ * for @ms and until @enough, stop, drain; then the counters must add up.
  */
 static int tt_run_on(struct __test_metadata *_metadata, int fd,
 		     struct kp_buffers *b, pid_t *spin, unsigned int *nr_spin,
-		     int only, int ms)
+		     int only, int ms, tt_enough_fn enough)
 {
 	unsigned int cpu;
-	double end;
+	double end, limit;
 
 	for (cpu = 0; cpu < b->nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++) {
 		pid_t pid;
@@ -299,11 +308,13 @@ static int tt_run_on(struct __test_metadata *_metadata, int fd,
 		return -1;
 	}
 	end = kp_now() + ms / 1000.0;
-	while (kp_now() < end) {
+	limit = end + KP_PROGRESS_MS / 1000.0;
+	do {
 		kp_sleep_ms(50);
 		if (tt_drain(b))
 			return -1;
-	}
+	} while (kp_now() < end ||
+		 (enough && !enough(b, only) && kp_now() < limit));
 	if (kp_stop(fd) || tt_drain(b))
 		return -1;
 	if (kp_check_conserved_all(b, 1))
@@ -312,10 +323,30 @@ static int tt_run_on(struct __test_metadata *_metadata, int fd,
 }
 
 static int tt_run(struct __test_metadata *_metadata, FIXTURE_DATA(throttle) *self,
-		  int ms)
+		  int ms, tt_enough_fn enough)
 {
 	return tt_run_on(_metadata, self->fd, &self->b, self->spin,
-			 &self->nr_spin, -1, ms);
+			 &self->nr_spin, -1, ms, enough);
+}
+
+/* Does every CPU the run samples have at least one record of @type? */
+static bool tt_each_cpu_has(const struct kp_buffers *b, int only, __u32 type)
+{
+	unsigned int cpu;
+	size_t i;
+
+	for (cpu = 0; cpu < b->nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++) {
+		const struct tt_cpu *t = &tt_cpus[cpu];
+
+		if (!b->cpus[cpu].base || !kp_cpu_online(cpu) ||
+		    (only >= 0 && cpu != (unsigned int)only))
+			continue;
+		for (i = 0; i < t->n && t->r[i].type != type; i++)
+			;
+		if (i == t->n)
+			return false;
+	}
+	return true;
 }
 
 /* The throttle counters agree with the records read. */
@@ -360,6 +391,12 @@ static __u64 tt_max_per_tick(const struct tt_cpu *t, __u64 tick_nsec,
 	return most;
 }
 
+/* Each sampled CPU was throttled and restarted at least once. */
+static bool tt_each_unthrottled(const struct kp_buffers *b, int only)
+{
+	return tt_each_cpu_has(b, only, KPROF_RECORD_UNTHROTTLE);
+}
+
 TEST_F_TIMEOUT(throttle, per_tick_limit, 60)
 {
 	__u64 tick_nsec = kprof_throttle_tick_nsec(TT_HZ);
@@ -374,7 +411,8 @@ TEST_F_TIMEOUT(throttle, per_tick_limit, 60)
 	 */
 	ASSERT_EQ(0, tt_set_rate_no_cost(self->fd, KPROF_THROTTLE_GE, 1000))
 		TH_LOG("SET_THROTTLE: %s", strerror(errno));
-	ASSERT_EQ(0, tt_run(_metadata, self, 2000)) TH_LOG("%s", self->b.err);
+	ASSERT_EQ(0, tt_run(_metadata, self, 2000, tt_each_unthrottled))
+		TH_LOG("%s", self->b.err);
 
 	for (cpu = 0; cpu < self->b.nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++) {
 		struct kp_cpu *c = &self->b.cpus[cpu];
@@ -453,6 +491,21 @@ TEST_F_TIMEOUT(throttle, per_tick_limit, 60)
 	ASSERT_LT(0U, checked);
 }
 
+/* Each CPU would have been stopped, and went on past 4 in a tick. */
+static bool tt_each_went_past(const struct kp_buffers *b, int only)
+{
+	__u64 tick_nsec = kprof_throttle_tick_nsec(TT_HZ), nr;
+	unsigned int cpu;
+
+	if (!tt_each_cpu_has(b, only, KPROF_RECORD_WOULD_THROTTLE))
+		return false;
+	for (cpu = 0; cpu < b->nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++)
+		if (b->cpus[cpu].base && kp_cpu_online(cpu) &&
+		    tt_max_per_tick(&tt_cpus[cpu], tick_nsec, 0, &nr) <= 4)
+			return false;
+	return true;
+}
+
 /*
  * Shadow semantics: the same per-tick limit never stops the event, and
  * each tick where ge would have stopped it carries one WOULD_THROTTLE.
@@ -466,7 +519,8 @@ TEST_F_TIMEOUT(throttle, shadow_never_stops, 60)
 	/* The cost controller off, as in per_tick_limit. */
 	ASSERT_EQ(0, tt_set_rate_no_cost(self->fd, KPROF_THROTTLE_SHADOW, 1000))
 		TH_LOG("SET_THROTTLE: %s", strerror(errno));
-	ASSERT_EQ(0, tt_run(_metadata, self, 1000)) TH_LOG("%s", self->b.err);
+	ASSERT_EQ(0, tt_run(_metadata, self, 1000, tt_each_went_past))
+		TH_LOG("%s", self->b.err);
 
 	for (cpu = 0; cpu < self->b.nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++) {
 		struct kp_cpu *c = &self->b.cpus[cpu];
@@ -717,6 +771,25 @@ static void tt_check_last_lowering(struct __test_metadata *_metadata,
 	EXPECT_GE(budget / avg, last_low->low.max_samples_per_tick);
 }
 
+/* A lowering, and enough samples after the latest to check its limit. */
+static bool tt_lowered_and_after(const struct kp_buffers *b, int only)
+{
+	const struct tt_cpu *t = &tt_cpus[only];
+	size_t i, after = 0;
+	bool lowered = false;
+
+	(void)b;
+	for (i = 0; i < t->n; i++) {
+		if (t->r[i].type == KPROF_RECORD_RATE_LOWERED) {
+			lowered = true;
+			after = 0;
+		} else if (t->r[i].type == KPROF_RECORD_SAMPLE) {
+			after++;
+		}
+	}
+	return lowered && after > 10;
+}
+
 TEST_F_TIMEOUT(throttle, cost_lowering, 90)
 {
 	__u64 tick_nsec = kprof_throttle_tick_nsec(TT_HZ);
@@ -744,7 +817,8 @@ TEST_F_TIMEOUT(throttle, cost_lowering, 90)
 	ASSERT_EQ(0, tt_set_throttle(self->fd, 100000, 25, 20000))
 		TH_LOG("SET_THROTTLE: %s", strerror(errno));
 	ASSERT_EQ(0, tt_run_on(_metadata, self->fd, &self->b, self->spin,
-			       &self->nr_spin, (int)one, 3000))
+			       &self->nr_spin, (int)one, 3000,
+			       tt_lowered_and_after))
 		TH_LOG("%s", self->b.err);
 
 	for (cpu = 0; cpu < self->b.nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++)
@@ -961,7 +1035,7 @@ TEST_F_TIMEOUT(kthrottle, kernel_limit, 60)
 	ASSERT_EQ(0, tt_set_throttle(self->fd, 100000, 0, 0))
 		TH_LOG("SET_THROTTLE: %s", strerror(errno));
 	ASSERT_EQ(0, tt_run_on(_metadata, self->fd, &self->b, self->spin,
-			       &self->nr_spin, -1, 2000))
+			       &self->nr_spin, -1, 2000, tt_each_unthrottled))
 		TH_LOG("%s", self->b.err);
 	/* Only PMU NMIs feed the kernel's cost controller: none here. */
 	ASSERT_EQ(0, tt_sysctl_read(TT_RATE, &rate));

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * symbols_test: the symbol perf 6.1 prints for an address, rule by rule,
+ * on an ELF file written here with libelf (aliases of every kind, symbols
+ * perf keeps and ones it drops) and on a kallsyms text.  The rules are
+ * those of tools/perf/util/symbol.c (choose_best_symbol(),
+ * symbols__fixup_end(), symbols__fixup_duplicate()) and symbol-elf.c
+ * (dso__load_sym_internal(): which symbols are kept); each case says
+ * which rule it pins and what the other choice would have printed.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gelf.h>
+
+#include "kselftest_harness.h"
+
+#include "dso.h"
+#include "ksyms.h"
+#include "print.h"
+
+/* Section indexes of the crafted file. */
+enum { S_NULL, S_TEXT, S_DATA, S_RODATA, S_COMMENT, S_SYMTAB, S_STRTAB,
+       S_DYNSYM, S_DYNSTR, S_SHSTRTAB, NR_SECTIONS };
+
+#define TEXT_ADDR	0x1000
+#define DATA_ADDR	0x2000
+#define RODATA_ADDR	0x2100
+#define FILE_SIZE	0x3000
+
+struct csym {
+	const char *name;
+	uint64_t value, size;
+	int type, bind, vis, shndx;
+};
+
+#define FUNC(n, v, sz, b)	{ n, v, sz, STT_FUNC, b, STV_DEFAULT, S_TEXT }
+
+/* .symtab, in this order (perf inserts in table order). */
+static const struct csym symtab[] = {
+	/* Non-zero size beats zero size, even a local over a global. */
+	FUNC("a_zero_global", 0x1000, 0, STB_GLOBAL),
+	FUNC("a_sized_local", 0x1000, 0x10, STB_LOCAL),
+	/* Non-weak beats weak, even a local. */
+	FUNC("b_weak_global", 0x1100, 0x10, STB_WEAK),
+	FUNC("b_local", 0x1100, 0x10, STB_LOCAL),
+	/* Global beats local. */
+	FUNC("c_local_longer", 0x1200, 0x10, STB_LOCAL),
+	FUNC("c_global", 0x1200, 0x10, STB_GLOBAL),
+	/* Fewer leading underscores beat a longer name. */
+	FUNC("__d_two_longer", 0x1300, 0x10, STB_GLOBAL),
+	FUNC("_d_one", 0x1300, 0x10, STB_GLOBAL),
+	/* The longer name. */
+	FUNC("e_short", 0x1400, 0x10, STB_GLOBAL),
+	FUNC("e_longer", 0x1400, 0x10, STB_GLOBAL),
+	/* A tie: the first in table order. */
+	FUNC("f_first", 0x1500, 0x10, STB_GLOBAL),
+	FUNC("f_later", 0x1500, 0x10, STB_GLOBAL),
+	/* arch__choose_best_symbol(): not the "SyS" one. */
+	FUNC("SyS_g", 0x1600, 0x10, STB_GLOBAL),
+	FUNC("sys_g", 0x1600, 0x10, STB_GLOBAL),
+	/* Zero-size symbols are kept and end where the next one starts. */
+	FUNC("h_zero", 0x1700, 0, STB_GLOBAL),
+	FUNC("h_next", 0x1780, 0x10, STB_GLOBAL),
+	/* A NOTYPE label in .text is kept (ld.so's _start, _dl_start_user) ... */
+	{ "i_label", 0x1800, 0, STT_NOTYPE, STB_LOCAL, STV_DEFAULT, S_TEXT },
+	/* ... a hidden one is not (i_label goes on over it). */
+	{ "i_hidden", 0x1808, 0, STT_NOTYPE, STB_GLOBAL, STV_HIDDEN, S_TEXT },
+	/* Not kept: outside allocated sections, absolute, undefined. */
+	FUNC("j_func", 0x1900, 0x10, STB_GLOBAL),
+	{ "j_nonalloc_longer", 0x1900, 0x10, STT_FUNC, STB_GLOBAL, STV_DEFAULT, S_COMMENT },
+	FUNC("k_func", 0x1a00, 0x10, STB_GLOBAL),
+	{ "k_absolute_longer", 0x1a00, 0x10, STT_FUNC, STB_GLOBAL, STV_DEFAULT, SHN_ABS },
+	{ "k_undefined_longer", 0x1a00, 0x10, STT_FUNC, STB_GLOBAL, STV_DEFAULT, SHN_UNDEF },
+	/* .symtab and .dynsym both count: the .dynsym alias is longer. */
+	FUNC("l_sym", 0x1b00, 0x10, STB_GLOBAL),
+	/* Names are chosen demangled: "foobar" (no '_') beats "xfoob". */
+	FUNC("_Z6foobarv", 0x1b80, 0x10, STB_GLOBAL),
+	FUNC("xfoob", 0x1b80, 0x10, STB_GLOBAL),
+	/* Objects are kept: a zero-size label before one ends at it. */
+	{ "m_label", 0x1c00, 0, STT_NOTYPE, STB_GLOBAL, STV_DEFAULT, S_TEXT },
+	{ "m_object", DATA_ADDR, 8, STT_OBJECT, STB_GLOBAL, STV_DEFAULT, S_DATA },
+	/* A label in a section named neither "*text*" nor "*data*" is not kept. */
+	{ "n_eh_frame_label", RODATA_ADDR, 0, STT_NOTYPE, STB_GLOBAL, STV_DEFAULT, S_RODATA },
+};
+
+static const struct csym dynsym[] = {
+	FUNC("l_dyn_longer", 0x1b00, 0x10, STB_GLOBAL),
+};
+
+static char path[] = "/tmp/kprofcat-symbols-XXXXXX";
+
+/* A string table of NAMES; *OFFS gets each one's offset.  Returns its size. */
+static size_t strtab(char *buf, const struct csym *s, size_t n, uint32_t *offs)
+{
+	size_t len = 1, i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		offs[i] = len;
+		len += sprintf(buf + len, "%s", s[i].name) + 1;
+	}
+	return len;
+}
+
+static int add_section(Elf *e, const char *name, size_t *shstr_off, char *shstr,
+		       uint32_t type, uint64_t flags, uint64_t addr, uint64_t off,
+		       void *data, size_t size, uint32_t link, uint64_t entsize, uint32_t info)
+{
+	Elf_Scn *scn = elf_newscn(e);
+	Elf_Data *d = scn ? elf_newdata(scn) : NULL;
+	GElf_Shdr sh;
+
+	if (!d || !gelf_getshdr(scn, &sh))
+		return -1;
+	d->d_buf = data;
+	d->d_size = size;
+	d->d_type = ELF_T_BYTE;
+	d->d_align = 1;
+	memset(&sh, 0, sizeof(sh));
+	sh.sh_name = *shstr_off;
+	*shstr_off += sprintf(shstr + *shstr_off, "%s", name) + 1;
+	sh.sh_type = type;
+	sh.sh_flags = flags;
+	sh.sh_addr = addr;
+	sh.sh_offset = off;
+	sh.sh_size = size;
+	sh.sh_link = link;
+	sh.sh_info = info;
+	sh.sh_addralign = 1;
+	sh.sh_entsize = entsize;
+	return gelf_update_shdr(scn, &sh) ? 0 : -1;
+}
+
+static void fill_syms(Elf64_Sym *out, const struct csym *s, size_t n, const uint32_t *offs)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));	/* entry 0 */
+	for (i = 0; i < n; i++) {
+		out[i + 1].st_name = offs[i];
+		out[i + 1].st_value = s[i].value;
+		out[i + 1].st_size = s[i].size;
+		out[i + 1].st_info = ELF64_ST_INFO(s[i].bind, s[i].type);
+		out[i + 1].st_other = s[i].vis;
+		out[i + 1].st_shndx = s[i].shndx;
+	}
+}
+
+/* The crafted file: one PT_LOAD over all of it at address 0 (offset = address). */
+static int write_elf(void)
+{
+	static unsigned char text[0x1000], data[0x100], rodata[0x100], comment[16];
+	static char str[4096], dstr[512], shstr[256];
+	static Elf64_Sym syms[64], dsyms[8];
+	uint32_t offs[64], doffs[8];
+	size_t ns = sizeof(symtab) / sizeof(symtab[0]), nd = sizeof(dynsym) / sizeof(dynsym[0]);
+	size_t slen = strtab(str, symtab, ns, offs), dlen = strtab(dstr, dynsym, nd, doffs);
+	size_t shoff = 1, off = FILE_SIZE;
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	Elf *e;
+	int fd = mkstemp(path), ret = -1;
+
+	if (fd < 0)
+		return -1;
+	fill_syms(syms, symtab, ns, offs);
+	fill_syms(dsyms, dynsym, nd, doffs);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_WRITE, NULL);
+	if (!e || !gelf_newehdr(e, ELFCLASS64) || !gelf_getehdr(e, &eh))
+		goto out;
+	elf_flagelf(e, ELF_C_SET, ELF_F_LAYOUT);
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_type = ET_DYN;
+	eh.e_machine = EM_X86_64;
+	eh.e_version = EV_CURRENT;
+	eh.e_shstrndx = S_SHSTRTAB;
+	shstr[0] = '\0';
+	if (add_section(e, ".text", &shoff, shstr, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
+			TEXT_ADDR, TEXT_ADDR, text, sizeof(text), 0, 0, 0) ||
+	    add_section(e, ".data", &shoff, shstr, SHT_PROGBITS, SHF_ALLOC | SHF_WRITE,
+			DATA_ADDR, DATA_ADDR, data, sizeof(data), 0, 0, 0) ||
+	    add_section(e, ".eh_frame", &shoff, shstr, SHT_PROGBITS, SHF_ALLOC,
+			RODATA_ADDR, RODATA_ADDR, rodata, sizeof(rodata), 0, 0, 0) ||
+	    add_section(e, ".comment", &shoff, shstr, SHT_PROGBITS, 0, 0, off,
+			comment, sizeof(comment), 0, 0, 0))
+		goto out;
+	off += sizeof(comment);
+	if (add_section(e, ".symtab", &shoff, shstr, SHT_SYMTAB, 0, 0, off, syms,
+			(ns + 1) * sizeof(*syms), S_STRTAB, sizeof(*syms), 1))
+		goto out;
+	off += (ns + 1) * sizeof(*syms);
+	if (add_section(e, ".strtab", &shoff, shstr, SHT_STRTAB, 0, 0, off, str, slen, 0, 0, 0))
+		goto out;
+	off = (off + slen + 7) & ~7UL;
+	if (add_section(e, ".dynsym", &shoff, shstr, SHT_DYNSYM, SHF_ALLOC, 0, off, dsyms,
+			(nd + 1) * sizeof(*dsyms), S_DYNSTR, sizeof(*dsyms), 1))
+		goto out;
+	off += (nd + 1) * sizeof(*dsyms);
+	if (add_section(e, ".dynstr", &shoff, shstr, SHT_STRTAB, SHF_ALLOC, 0, off, dstr, dlen,
+			0, 0, 0))
+		goto out;
+	off += dlen;
+	if (add_section(e, ".shstrtab", &shoff, shstr, SHT_STRTAB, 0, 0, off, shstr,
+			sizeof(shstr), 0, 0, 0))
+		goto out;
+	off = (off + sizeof(shstr) + 7) & ~7UL;
+	eh.e_shoff = off;
+	eh.e_phoff = sizeof(Elf64_Ehdr);
+	if (!gelf_update_ehdr(e, &eh) || !gelf_newphdr(e, 1))
+		goto out;
+	memset(&ph, 0, sizeof(ph));
+	ph.p_type = PT_LOAD;
+	ph.p_flags = PF_R | PF_X;
+	ph.p_filesz = ph.p_memsz = FILE_SIZE;
+	ph.p_align = 0x1000;
+	if (!gelf_update_phdr(e, 0, &ph) || elf_update(e, ELF_C_WRITE) < 0)
+		goto out;
+	ret = 0;
+out:
+	if (e)
+		elf_end(e);
+	close(fd);
+	return ret;
+}
+
+FIXTURE(crafted) {
+	struct dso *d;
+};
+
+FIXTURE_SETUP(crafted)
+{
+	p_set_quiet(1);
+	ASSERT_EQ(0, write_elf()) TH_LOG("writing %s: %s", path, elf_errmsg(-1));
+	self->d = dso__new(path);
+	ASSERT_NE(NULL, self->d);
+}
+
+FIXTURE_TEARDOWN(crafted)
+{
+	dso__free(self->d);
+	unlink(path);
+	strcpy(path + strlen(path) - 6, "XXXXXX");
+}
+
+/* "name+0xoff" for OFF in the file, or "[unknown]". */
+static const char *at(struct dso *d, uint64_t off, int demangle)
+{
+	static char buf[128];
+	const char *name;
+	uint64_t symoff;
+
+	if (dso__resolve(d, off, demangle, &name, &symoff))
+		return "[unknown]";
+	snprintf(buf, sizeof(buf), "%s+0x%llx", name, (unsigned long long)symoff);
+	return buf;
+}
+
+TEST_F(crafted, aliases_follow_choose_best_symbol)
+{
+	EXPECT_STREQ("a_sized_local+0x4", at(self->d, 0x1004, 1));
+	EXPECT_STREQ("b_local+0x0", at(self->d, 0x1100, 1));
+	EXPECT_STREQ("c_global+0x0", at(self->d, 0x1200, 1));
+	EXPECT_STREQ("_d_one+0x0", at(self->d, 0x1300, 1));
+	EXPECT_STREQ("e_longer+0x0", at(self->d, 0x1400, 1));
+	EXPECT_STREQ("f_first+0x0", at(self->d, 0x1500, 1));
+	EXPECT_STREQ("sys_g+0x0", at(self->d, 0x1600, 1));
+	EXPECT_STREQ("l_dyn_longer+0x8", at(self->d, 0x1b08, 1));
+}
+
+TEST_F(crafted, zero_size_symbols_and_labels_are_kept)
+{
+	/* h_zero ends where h_next starts. */
+	EXPECT_STREQ("h_zero+0x40", at(self->d, 0x1740, 1));
+	EXPECT_STREQ("h_next+0x0", at(self->d, 0x1780, 1));
+	/* Past h_next's size, before the next symbol: nothing. */
+	EXPECT_STREQ("[unknown]", at(self->d, 0x17f0, 1));
+	EXPECT_STREQ("i_label+0x4", at(self->d, 0x1804, 1));
+	EXPECT_STREQ("i_label+0x10", at(self->d, 0x1810, 1));	/* not i_hidden */
+	/* m_label ends at the object after it; the object resolves too. */
+	EXPECT_STREQ("m_label+0x3ff", at(self->d, 0x1fff, 1));
+	EXPECT_STREQ("m_object+0x4", at(self->d, 0x2004, 1));
+}
+
+TEST_F(crafted, dropped_symbols_do_not_compete)
+{
+	EXPECT_STREQ("j_func+0x0", at(self->d, 0x1900, 1));
+	EXPECT_STREQ("k_func+0x0", at(self->d, 0x1a00, 1));
+	EXPECT_STREQ("[unknown]", at(self->d, RODATA_ADDR, 1));
+}
+
+TEST_F(crafted, aliases_are_chosen_by_the_names_printed)
+{
+	EXPECT_STREQ("foobar+0x0", at(self->d, 0x1b80, 1));
+	EXPECT_STREQ("xfoob+0x0", at(self->d, 0x1b80, 0));
+	EXPECT_STREQ("foobar+0x0", at(self->d, 0x1b80, 1));
+}
+
+/* The DSO snapshot a capture saves makes the same choices. */
+static int keep_blob(void *ctx, const void *blob, size_t len)
+{
+	void **out = ctx;
+
+	*out = malloc(len + sizeof(size_t));
+	if (!*out)
+		return -1;
+	memcpy(*out, &len, sizeof(len));
+	memcpy((char *)*out + sizeof(len), blob, len);
+	return 0;
+}
+
+TEST_F(crafted, snapshot_chooses_the_same)
+{
+	struct dso *copy;
+	void *blob = NULL;
+	size_t len;
+
+	ASSERT_STREQ("a_sized_local+0x0", at(self->d, 0x1000, 1));
+	ASSERT_EQ(1, dso__used(self->d));
+	ASSERT_EQ(0, dso__save(self->d, keep_blob, &blob));
+	memcpy(&len, blob, sizeof(len));
+	ASSERT_STREQ(path, dso__blob_path((char *)blob + sizeof(len), len));
+	copy = dso__new("/nonexistent/elsewhere");
+	ASSERT_NE(NULL, copy);
+	ASSERT_EQ(0, dso__load_blob(copy, (char *)blob + sizeof(len), len));
+	EXPECT_STREQ("_d_one+0x0", at(copy, 0x1300, 1));
+	EXPECT_STREQ("h_zero+0x40", at(copy, 0x1740, 1));
+	EXPECT_STREQ("l_dyn_longer+0x0", at(copy, 0x1b00, 1));
+	EXPECT_STREQ("xfoob+0x0", at(copy, 0x1b80, 0));
+	EXPECT_STREQ("foobar+0x0", at(copy, 0x1b80, 1));
+	/* A truncated blob is refused. */
+	EXPECT_NE(0, dso__load_blob(copy, (char *)blob + sizeof(len), len - 8));
+	dso__free(copy);
+	free(blob);
+}
+
+/*
+ * kallsyms: every symbol has size zero, symbols__fixup_end() runs before
+ * symbols__fixup_duplicate(), so of aliases only the last in file order
+ * gets a size, and a non-zero size wins: the last alias, whatever its
+ * binding or name.
+ */
+static const char kallsyms[] =
+	"ffffffff81000000 T zzz_long_global_name\n"
+	"ffffffff81000000 t a\n"
+	"ffffffff81000100 T next\n"
+	"ffffffff81000100 W next_weak\n"
+	"ffffffff81000200 r some_rodata\n"		/* not a kept type */
+	"ffffffff81000300 T last_core\n"
+	"ffffffffc0000000 t modfunc\t[mod]\n"
+	"ffffffffc0000040 t modlast\t[mod]\n";
+
+static const char *kat(const struct ksyms *k, uint64_t addr)
+{
+	static char buf[128];
+	const char *name, *dso;
+	uint64_t off;
+
+	if (ksyms__resolve(k, addr, &name, &off, &dso))
+		return "[unknown]";
+	snprintf(buf, sizeof(buf), "%s+0x%llx %s", name, (unsigned long long)off, dso);
+	return buf;
+}
+
+TEST(kallsyms_aliases_and_ends)
+{
+	struct ksyms *k = ksyms__new(kallsyms, sizeof(kallsyms) - 1);
+
+	ASSERT_NE(NULL, k);
+	EXPECT_STREQ("a+0x10 [kernel.kallsyms]", kat(k, 0xffffffff81000010ULL));
+	EXPECT_STREQ("next_weak+0x0 [kernel.kallsyms]", kat(k, 0xffffffff81000100ULL));
+	/* 'r' is not kept: next_weak runs on to last_core. */
+	EXPECT_STREQ("next_weak+0x100 [kernel.kallsyms]", kat(k, 0xffffffff81000200ULL));
+	/* Before a module's symbols, the last core one ends a page on. */
+	EXPECT_STREQ("last_core+0x1cff [kernel.kallsyms]", kat(k, 0xffffffff81001fffULL));
+	EXPECT_STREQ("[unknown]", kat(k, 0xffffffff81002000ULL));
+	EXPECT_STREQ("modfunc+0x8 [mod]", kat(k, 0xffffffffc0000008ULL));
+	/* The very last symbol ends at the page after its start's page. */
+	EXPECT_STREQ("modlast+0x1fbf [mod]", kat(k, 0xffffffffc0001fffULL));
+	EXPECT_STREQ("[unknown]", kat(k, 0xffffffffc0002000ULL));
+	ksyms__free(k);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * symtab.h - a symbol table built the way perf 6.1 builds a DSO's (and the
+ * kernel's) symbols, so that an address resolves to the symbol perf prints:
+ *
+ *	batches of symbols inserted in perf's order, each batch after the
+ *	symbols already in the table that start at the same address (perf's
+ *	rb-tree puts equal starts to the right);
+ *	symbols__fixup_end(): a zero-size symbol ends where the next one
+ *	starts (the last one at the page after its start; in kallsyms, one
+ *	followed by a symbol of another module ends at the next page);
+ *	symbols__fixup_duplicate(): of the symbols at one address, keep one,
+ *	choose_best_symbol(): non-zero size, then not weak, then global,
+ *	then fewer leading underscores, then the longer name, then the
+ *	"SyS" rule, then the first;
+ *	symbols__find(): the symbol whose [start, end) holds the address
+ *	(or whose start it is, for a symbol still of size zero).
+ *
+ * perf keeps a red-black tree; its in-order sequence is this table's
+ * order, which is all the fixups look at.  Lookups agree whenever symbols
+ * do not overlap; where they do (sized symbols over others: seen only
+ * among .rodata objects, never text), perf's answer depends on the tree's
+ * shape and this table answers with the nearest start below the address.
+ */
+#ifndef KPROFCAT_SYMTAB_H
+#define KPROFCAT_SYMTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct symtab_sym {
+	uint64_t start, end;
+	uint32_t name;		/* offset in the table's names */
+	uint32_t binding;	/* STB_LOCAL, STB_GLOBAL, STB_WEAK */
+};
+
+struct symtab;
+
+struct symtab *symtab__new(void);
+void symtab__free(struct symtab *t);
+/* Queue one symbol of the next batch (NAME is copied).  -ENOMEM. */
+int symtab__add(struct symtab *t, uint64_t start, uint64_t size, int binding,
+		const char *name);
+/* Insert the queued batch; returns how many it held, or -ENOMEM. */
+int symtab__commit(struct symtab *t);
+/* KALLSYMS: perf's kallsyms rule at module boundaries (names hold '['). */
+void symtab__fixup_end(struct symtab *t, int kallsyms);
+void symtab__fixup_duplicate(struct symtab *t);
+const struct symtab_sym *symtab__find(const struct symtab *t, uint64_t addr);
+const char *symtab__name(const struct symtab *t, const struct symtab_sym *s);
+/* Once the fixups are done: cut every name at its first C (if any). */
+void symtab__cut_names(struct symtab *t, char c);
+size_t symtab__count(const struct symtab *t);
+const struct symtab_sym *symtab__sym(const struct symtab *t, size_t i);
+
+#endif
