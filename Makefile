@@ -82,7 +82,7 @@ HOST_TESTS := $(patsubst %.c,%,$(wildcard tests/host/*_test.c))
 VM_KERNELS := 6.1 6.12
 CHECKPATCH := $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl
 LINT_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.[ch] common/*.h \
-	include/uapi/linux/*.h tests/vm/warn/*.c tests/testpmu/*.c))
+	include/uapi/linux/*.h tests/vm/warn/*.c tests/module/kmod/*.c tests/testpmu/*.c))
 
 .PHONY: all kmod user tests deps check lint checkpatch sparse demo experiment bench clean \
 	dkms-check
@@ -137,7 +137,7 @@ checkpatch: | $(NEED_DEPS)
 sparse: | $(NEED_DEPS)
 	tests/vm/run --kernel 6.1 --warn-module --testpmu --build-only
 	@set -e; log=build/sparse.log; : >$$log; \
-	for d in build/6.1 build/6.1/warn build/6.1/testpmu; do \
+	for d in build/6.1 build/6.1/warn build/6.1/tests/module/kmod build/6.1/testpmu; do \
 		[ -f $$d/Kbuild ] || { echo "sparse: no $$d/Kbuild (no kmod/ yet?)"; continue; }; \
 		$(MAKE) -s -C /usr/src/linux-headers-$(call kver,6.1) M=$(CURDIR)/$$d \
 			C=2 W=1 modules >>$$log 2>&1 || { cat $$log; exit 1; }; \

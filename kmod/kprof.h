@@ -24,6 +24,7 @@
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <asm/local.h>
 #include <asm/local64.h>
@@ -90,7 +91,14 @@ struct kprof_bufs {
 	atomic_t		mapped;		/* live VMAs over any region */
 	u32			pages;		/* data pages per CPU */
 	unsigned long		region_size;	/* == mmap_stride */
-	struct kprof_buf	cpu[];		/* nr_cpu_ids, possible CPUs filled */
+	struct cpumask		cpus;		/* CPUs with a region */
+	/* What kprof_bufs_charge() charged, given back when freed. */
+	struct user_struct	*user;
+	unsigned long		locked_pages;	/* to user->locked_vm */
+	struct mm_struct	*mm;		/* NULL: nothing pinned */
+	unsigned long		pinned_pages;	/* to mm->pinned_vm */
+	/* nr_cpu_ids: a control page per possible CPU, data if selected */
+	struct kprof_buf	cpu[];
 };
 
 struct kprof_cpu {
@@ -128,7 +136,7 @@ struct kprof_cpu {
 };
 
 struct kprof_state {
-	struct mutex		lock;		/* the control path, see kprof_main.c */
+	struct mutex		lock;		/* the control path, see kprof_cdev.c */
 	struct kprof_config	config;		/* validated */
 	struct kprof_throttle_limits limits;	/* knobs, see SET_THROTTLE */
 	u32			handler_delay_ns; /* debug busy-wait */
@@ -137,16 +145,23 @@ struct kprof_state {
 	struct kprof_bufs	*bufs;
 	bool			running;
 	bool			starting;	/* START creating events */
-	unsigned int		open_count;
 	struct hlist_node	hp_node;	/* cpuhp instance while running */
 	wait_queue_head_t	wq;		/* readers: poll(), read() */
 };
 
+/* One open file of /dev/kprof; privilege is decided at open(). */
+struct kprof_file {
+	bool			admin;		/* CAP_SYS_ADMIN: debug settings */
+	atomic_t		mapped;		/* its live VMAs over any region */
+};
+
 extern struct kprof_state kprof;
+extern uint kprof_mlock_kb;	/* the mlock_kb parameter, see kprof_buffer.c */
 extern struct kprof_cpu __percpu *kprof_pcpu;
 
 /* kprof_buffer.c */
-struct kprof_bufs *kprof_bufs_alloc(u32 pages, u32 watermark);
+struct kprof_bufs *kprof_bufs_alloc(u32 pages, u32 watermark,
+				    const struct cpumask *cpus);
 void kprof_bufs_set_watermark(struct kprof_bufs *bufs, u32 watermark);
 void kprof_bufs_get(struct kprof_bufs *bufs);
 void kprof_bufs_put(struct kprof_bufs *bufs);
@@ -179,6 +194,10 @@ void kprof_limits_publish(struct kprof_buf *b);
 void kprof_throttle_init_cpus(void);
 void kprof_throttle_reset(struct kprof_cpu *c);
 void kprof_throttle_quiesce(struct kprof_cpu *c);
+
+/* kprof_cdev.c */
+int kprof_cdev_init(kgid_t group);
+void kprof_cdev_exit(void);
 
 /* kprof_nmi.c */
 int kprof_nmi_init(void);

@@ -2,8 +2,10 @@
 /*
  * kprof_buffer.c - kprof's per-CPU ring buffers.
  *
- * Each possible CPU has one vmalloc_user() region: a control page (struct
- * kprof_mmap_page) followed by a power-of-two data area.  The producer is
+ * Each selected CPU has one region, its pages on the CPU's node and mapped
+ * with vmap(): a control page (struct kprof_mmap_page) followed by a
+ * power-of-two data area.  The memory is charged as perf charges its ring
+ * buffers (kprof_bufs_charge()).  The producer is
  * that CPU's overflow/NMI handler, possibly nested (an NMI inside the
  * cpu-clock hrtimer interrupt); it works like kernel/events/ring_buffer.c:
  * writers reserve space with a cmpxchg loop on a local_t head, copy their
@@ -12,13 +14,20 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
 #include "kprof.h"
+#include "kprof_compat.h"
 
 static void kprof_buffer_wakeup(struct irq_work *work)
 {
@@ -39,70 +48,206 @@ static void kprof_buffer_wakeup(struct irq_work *work)
  */
 void kprof_bufs_set_watermark(struct kprof_bufs *bufs, u32 watermark)
 {
-	unsigned long half = ((unsigned long)bufs->pages << PAGE_SHIFT) / 2;
 	unsigned int cpu;
 
-	for_each_possible_cpu(cpu)
-		bufs->cpu[cpu].watermark = watermark ?
-			min_t(unsigned long, watermark, half) : half;
+	for_each_possible_cpu(cpu) {
+		struct kprof_buf *b = &bufs->cpu[cpu];
+		unsigned long half = b->size / 2;
+
+		b->watermark = watermark ? min_t(unsigned long, watermark, half) :
+					   half;
+	}
+}
+
+/*
+ * Charge @nr pages the way perf_mmap() charges a ring buffer: to the
+ * user's locked_vm (the very counter perf's rings use) up to mlock_kb per
+ * online CPU, the rest to the caller's pinned_vm, which RLIMIT_MEMLOCK
+ * bounds unless the caller has CAP_IPC_LOCK.  Unlike perf, which also
+ * waives the limit at perf_event_paranoid -1, nothing here reads that
+ * sysctl: it is not exported, and a path is the opener's to forge.
+ */
+static int kprof_bufs_charge(struct kprof_bufs *bufs, unsigned long nr)
+{
+	unsigned long user_limit, user_locked, extra = 0;
+	struct user_struct *user = current_user();
+	struct mm_struct *mm = current->mm;
+
+	user_limit = (unsigned long)kprof_mlock_kb >> (PAGE_SHIFT - 10);
+	user_limit *= num_online_cpus();
+	user_locked = atomic_long_read(&user->locked_vm);
+	if (user_locked > user_limit)
+		extra = nr;	/* already beyond (perf's rings count too) */
+	else if (user_locked + nr > user_limit)
+		extra = user_locked + nr - user_limit;
+
+	/* No mm (a kernel thread) has no pinned_vm to take the rest. */
+	if (extra && !mm)
+		return -EPERM;
+	if (extra && atomic64_read(&mm->pinned_vm) + extra >
+		     rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT &&
+	    !capable(CAP_IPC_LOCK))
+		return -EPERM;
+
+	atomic_long_add(nr - extra, &user->locked_vm);
+	bufs->user = get_uid(user);
+	bufs->locked_pages = nr - extra;
+	if (extra) {
+		atomic64_add(extra, &mm->pinned_vm);
+		mmgrab(mm);
+		bufs->mm = mm;
+		bufs->pinned_pages = extra;
+	}
+	return 0;
+}
+
+static void kprof_bufs_uncharge(struct kprof_bufs *bufs)
+{
+	atomic_long_sub(bufs->locked_pages, &bufs->user->locked_vm);
+	free_uid(bufs->user);
+	if (bufs->mm) {
+		atomic64_sub(bufs->pinned_pages, &bufs->mm->pinned_vm);
+		mmdrop(bufs->mm);
+	}
+}
+
+/*
+ * One CPU's region, its pages on @node: perf's ring buffers are there,
+ * next to the CPU that writes them.  VM_USERMAP lets remap_vmalloc_range()
+ * map it; VM_MAP_PUT_PAGES hands pages and array to vfree().
+ */
+static void *kprof_region_alloc(unsigned long nr, int node)
+{
+	struct page **pages;
+	unsigned long i;
+	void *addr;
+
+	pages = kvcalloc(nr, sizeof(*pages), GFP_KERNEL_ACCOUNT);
+	if (!pages)
+		return NULL;
+	for (i = 0; i < nr; i++) {
+		pages[i] = alloc_pages_node(node, GFP_KERNEL_ACCOUNT | __GFP_ZERO,
+					    0);
+		if (!pages[i])
+			goto free_pages;
+	}
+	addr = vmap(pages, nr, VM_MAP | VM_USERMAP | VM_MAP_PUT_PAGES,
+		    PAGE_KERNEL);
+	if (addr)
+		return addr;
+free_pages:
+	while (i--)
+		__free_page(pages[i]);
+	kvfree(pages);
+	return NULL;
+}
+
+static void kprof_bufs_free_regions(struct kprof_bufs *bufs)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		void *pg = bufs->cpu[cpu].page;
+
+		if (cpumask_test_cpu(cpu, &bufs->cpus))
+			vfree(pg);
+		else
+			free_page((unsigned long)pg);
+	}
+}
+
+/*
+ * A CPU the configuration selects gets a whole region; any other only a
+ * zeroed control page, no data and no mapping (ENODEV): the stop path
+ * and GET_STATS publish every possible CPU's counters without asking
+ * which CPUs run, and a page per CPU is what the cpumask costs anyway.
+ */
+static int kprof_buf_init(struct kprof_bufs *bufs, unsigned int cpu)
+{
+	struct kprof_buf *b = &bufs->cpu[cpu];
+	bool selected = cpumask_test_cpu(cpu, &bufs->cpus);
+	struct kprof_mmap_page *pg;
+
+	if (selected)
+		pg = kprof_region_alloc(bufs->region_size >> PAGE_SHIFT,
+					cpu_to_node(cpu));
+	else
+		pg = (void *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
+	if (!pg)
+		return -ENOMEM;
+	b->page = pg;
+	if (selected) {
+		b->data = (void *)pg + PAGE_SIZE;
+		b->size = bufs->region_size - PAGE_SIZE;
+	}
+	local_set(&b->head, 0);
+	local_set(&b->nest, 0);
+	local_set(&b->wakeup_head, 0);
+	init_irq_work(&b->wakeup, kprof_buffer_wakeup);
+
+	pg->version = KPROF_ABI_VERSION;
+	pg->compat_version = KPROF_ABI_COMPAT_VERSION;
+	pg->size = sizeof(*pg);
+	pg->cpu = cpu;
+	pg->data_offset = PAGE_SIZE;
+	pg->data_size = b->size;
+	return 0;
 }
 
 /**
- * kprof_bufs_alloc() - allocate zeroed buffers for every possible CPU
+ * kprof_bufs_alloc() - allocate zeroed buffers for the selected CPUs
  * @pages: data pages per CPU, a power of two
  * @watermark: bytes between reader wakeups, 0 for (and at most) half the
  *	       data area
+ * @cpus: the CPUs the configuration samples (possible ones); offline
+ *	  CPUs among them get theirs too, so that it is mapped before they
+ *	  come online
+ *
+ * The memory is charged to the caller (see kprof_bufs_charge()) until the
+ * set is freed.
  *
  * Context: process context, may sleep.
- * Return: the buffer set with one reference, or NULL.
+ * Return: the buffer set with one reference, ERR_PTR(-EPERM) beyond the
+ * caller's memory limit, ERR_PTR(-ENOMEM).
  */
-struct kprof_bufs *kprof_bufs_alloc(u32 pages, u32 watermark)
+struct kprof_bufs *kprof_bufs_alloc(u32 pages, u32 watermark,
+				    const struct cpumask *cpus)
 {
-	unsigned long data_size = (unsigned long)pages << PAGE_SHIFT;
 	struct kprof_bufs *bufs;
 	unsigned int cpu;
+	int ret;
 
 	BUILD_BUG_ON(sizeof(struct kprof_mmap_page) > PAGE_SIZE);
 
 	bufs = kzalloc(struct_size(bufs, cpu, nr_cpu_ids), GFP_KERNEL);
 	if (!bufs)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	kref_init(&bufs->ref);
 	atomic_set(&bufs->mapped, 0);
 	bufs->pages = pages;
-	bufs->region_size = PAGE_SIZE + data_size;
+	bufs->region_size = PAGE_SIZE + ((unsigned long)pages << PAGE_SHIFT);
+	cpumask_and(&bufs->cpus, cpus, cpu_possible_mask);
 
+	ret = kprof_bufs_charge(bufs, cpumask_weight(&bufs->cpus) *
+				      (1 + (unsigned long)pages) +
+				      num_possible_cpus() -
+				      cpumask_weight(&bufs->cpus));
+	if (ret)
+		goto free_bufs;
 	for_each_possible_cpu(cpu) {
-		struct kprof_buf *b = &bufs->cpu[cpu];
-		struct kprof_mmap_page *pg;
-
-		/* vmalloc_user(): zeroed and remappable to user space. */
-		pg = vmalloc_user(bufs->region_size);
-		if (!pg)
+		ret = kprof_buf_init(bufs, cpu);
+		if (ret)
 			goto free_regions;
-		b->page = pg;
-		b->data = (void *)pg + PAGE_SIZE;
-		b->size = data_size;
-		local_set(&b->head, 0);
-		local_set(&b->nest, 0);
-		local_set(&b->wakeup_head, 0);
-		init_irq_work(&b->wakeup, kprof_buffer_wakeup);
-
-		pg->version = KPROF_ABI_VERSION;
-		pg->compat_version = KPROF_ABI_COMPAT_VERSION;
-		pg->size = sizeof(*pg);
-		pg->cpu = cpu;
-		pg->data_offset = PAGE_SIZE;
-		pg->data_size = data_size;
 	}
 	kprof_bufs_set_watermark(bufs, watermark);
 	return bufs;
 
 free_regions:
-	for_each_possible_cpu(cpu)
-		vfree(bufs->cpu[cpu].page);
+	kprof_bufs_free_regions(bufs);
+	kprof_bufs_uncharge(bufs);
+free_bufs:
 	kfree(bufs);
-	return NULL;
+	return ERR_PTR(ret);
 }
 
 /**
@@ -119,11 +264,11 @@ static void kprof_bufs_release(struct kref *ref)
 	struct kprof_bufs *bufs = container_of(ref, struct kprof_bufs, ref);
 	unsigned int cpu;
 
-	for_each_possible_cpu(cpu) {
-		/* A wakeup queued by the last record must not run on freed memory. */
+	/* A wakeup queued by the last record must not run on freed memory. */
+	for_each_possible_cpu(cpu)
 		irq_work_sync(&bufs->cpu[cpu].wakeup);
-		vfree(bufs->cpu[cpu].page);
-	}
+	kprof_bufs_free_regions(bufs);
+	kprof_bufs_uncharge(bufs);
 	kfree(bufs);
 }
 
@@ -404,7 +549,7 @@ bool kprof_bufs_readable(struct kprof_bufs *bufs, bool watermark)
 {
 	unsigned int cpu;
 
-	for_each_possible_cpu(cpu) {
+	for_each_cpu(cpu, &bufs->cpus) {
 		struct kprof_buf *b = &bufs->cpu[cpu];
 		/* C, matches B in kprof_buffer_publish() */
 		unsigned long head = smp_load_acquire(&b->page->data_head);
@@ -490,7 +635,7 @@ ssize_t kprof_bufs_read(struct kprof_bufs *bufs, char __user *ubuf,
 	unsigned int cpu;
 	int ret;
 
-	for_each_possible_cpu(cpu) {
+	for_each_cpu(cpu, &bufs->cpus) {
 		ret = kprof_buffer_read(&bufs->cpu[cpu], ubuf, count, &done);
 		if (ret < 0)
 			return done ? done : ret;
@@ -500,18 +645,27 @@ ssize_t kprof_bufs_read(struct kprof_bufs *bufs, char __user *ubuf,
 	return done;
 }
 
+/*
+ * Mappings are counted per buffer set (read() and SET_CONFIG wait for
+ * none) and per file (START wants no other file's); a mapping holds its
+ * file, so the file's state outlives it.
+ */
 static void kprof_vm_open(struct vm_area_struct *vma)
 {
+	struct kprof_file *f = vma->vm_file->private_data;
 	struct kprof_bufs *bufs = vma->vm_private_data;
 
 	kprof_bufs_get(bufs);
 	atomic_inc(&bufs->mapped);
+	atomic_inc(&f->mapped);
 }
 
 static void kprof_vm_close(struct vm_area_struct *vma)
 {
+	struct kprof_file *f = vma->vm_file->private_data;
 	struct kprof_bufs *bufs = vma->vm_private_data;
 
+	atomic_dec(&f->mapped);
 	atomic_dec(&bufs->mapped);
 	kprof_bufs_put(bufs);
 }
@@ -533,16 +687,6 @@ static const struct vm_operations_struct kprof_vm_ops = {
 	.may_split = kprof_vm_may_split,
 	.mremap = kprof_vm_mremap,
 };
-
-static void kprof_vma_flags(struct vm_area_struct *vma, vm_flags_t set,
-			    vm_flags_t clear)
-{
-#ifdef KPROF_HAVE_VM_FLAGS_MOD	/* 6.3+: vm_flags is read-only */
-	vm_flags_mod(vma, set, clear);
-#else
-	vma->vm_flags = (vma->vm_flags | set) & ~clear;
-#endif
-}
 
 /**
  * kprof_bufs_mmap() - map one CPU's region
@@ -567,12 +711,12 @@ int kprof_bufs_mmap(struct kprof_bufs *bufs, struct vm_area_struct *vma)
 	cpu = vma->vm_pgoff / region_pages;
 	if (cpu >= nr_cpu_ids)
 		return -EINVAL;
-	if (!cpu_possible(cpu))
+	if (!cpumask_test_cpu(cpu, &bufs->cpus))
 		return -ENODEV;
 
 	/* No exec later (mprotect), no fork copy, no growth, no core dump. */
-	kprof_vma_flags(vma, VM_DONTEXPAND | VM_DONTCOPY | VM_DONTDUMP,
-			VM_MAYEXEC);
+	kprof_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTCOPY | VM_DONTDUMP,
+			   VM_MAYEXEC);
 	ret = remap_vmalloc_range(vma, bufs->cpu[cpu].page, 0);
 	if (ret)
 		return ret;

@@ -8,6 +8,13 @@
  * per-CPU pending flag (so NMIs meant for others, e.g. the PMU's, pass
  * through untouched) and runs the same capture path as the overflow
  * handler.  The sample counts as an overflow of that CPU.
+ *
+ * The flag is set only while the injecting ioctl waits.  An NMI cannot
+ * say who sent it, so one arriving in that window is taken for kprof's;
+ * outside it none is.  A timed-out injection takes its flag back before
+ * it returns: its NMI, should it still come, is nobody's (the kernel's
+ * unknown-NMI path reports it), and the next unrelated NMI reaches the
+ * SERR/IOCHK and unknown-NMI handlers as if kprof were not loaded.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -28,12 +35,8 @@ static int kprof_nmi_handler(unsigned int cmd, struct pt_regs *regs)
 
 	if (!READ_ONCE(c->nmi_pending) || !xchg(&c->nmi_pending, 0))
 		return NMI_DONE;
-	/*
-	 * An injection that timed out may land after STOP: it is ours to
-	 * claim, but no overflow of a run that is over.
-	 */
-	if (READ_ONCE(c->active))
-		kprof_sample_capture(c, regs, 0);
+	/* Claimed only while the ioctl waits, holding kprof.lock: running. */
+	kprof_sample_capture(c, regs, 0);
 	return NMI_HANDLED;
 }
 
@@ -46,7 +49,7 @@ static int kprof_nmi_handler(unsigned int cmd, struct pt_regs *regs)
  *
  * Context: process context, kprof.lock held, running.
  * Return: 0, -EINVAL if @cpu has no event, -ETIMEDOUT if the NMI did not
- * arrive within a second.
+ * arrive within a second; then nothing of it is left (see above).
  */
 int kprof_nmi_inject(unsigned int cpu)
 {
@@ -74,7 +77,9 @@ int kprof_nmi_inject(unsigned int cpu)
 
 	while (READ_ONCE(c->nmi_pending)) {
 		if (time_after(jiffies, timeout)) {
-			ret = -ETIMEDOUT;
+			/* Unless the handler took it in the meantime. */
+			if (xchg(&c->nmi_pending, 0))
+				ret = -ETIMEDOUT;
 			break;
 		}
 		usleep_range(20, 100);

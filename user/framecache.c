@@ -422,9 +422,9 @@ int framecache__user(struct framecache *c, struct usyms *u, uint32_t pid, uint32
 }
 
 int framecache__kernel(struct framecache *c, const struct ksyms *k, uint64_t addr,
-		       int hidden, struct out_frame *f)
+		       struct out_frame *f)
 {
-	uint32_t pid = hidden || !k ? HIDDEN_PID : KERNEL_PID;
+	uint32_t pid = !k ? HIDDEN_PID : KERNEL_PID;
 	struct entry *e;
 	int found;
 

@@ -33,9 +33,9 @@ void framecache__free(struct framecache *c);
  */
 int framecache__user(struct framecache *c, struct usyms *u, uint32_t pid, uint32_t gen,
 		     uint64_t time, uint64_t addr, struct out_frame *f);
-/* Kernel frame ADDR; HIDDEN: the address may not be looked up (K may be NULL). */
+/* Kernel frame ADDR; K NULL: no symbols, the address is not looked up. */
 int framecache__kernel(struct framecache *c, const struct ksyms *k, uint64_t addr,
-		       int hidden, struct out_frame *f);
+		       struct out_frame *f);
 /* Between samples: start over if the lines grew too big (frames filled before are void). */
 void framecache__trim(struct framecache *c);
 /*

@@ -25,19 +25,6 @@ struct kdev {
 	size_t stride;
 };
 
-static int paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int v = 2;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 2;
-		fclose(f);
-	}
-	return v;
-}
-
 struct kdev *kdev__open(const char *path)
 {
 	struct kdev *d = calloc(1, sizeof(*d));
@@ -53,8 +40,8 @@ struct kdev *kdev__open(const char *path)
 		if (e == ENOENT || e == ENXIO || e == ENODEV)
 			p_err("no %s: load the module first (insmod kmod/kprof.ko)", path);
 		else if (e == EACCES || e == EPERM)
-			p_err("%s: permission denied (kernel.perf_event_paranoid=%d): run as root, or grant CAP_PERFMON, or chmod the device and set kernel.perf_event_paranoid to 0 or less",
-			      path, paranoid());
+			p_err("%s: permission denied: kprof samples every task and the kernel, which needs CAP_PERFMON (as perf does for CPU-wide sampling), or membership of the group kprof.ko was loaded with (insmod kprof.ko group=GID)",
+			      path);
 		else if (e == EBUSY)
 			p_err("%s is busy: another kprofcat is reading it", path);
 		else
@@ -114,9 +101,12 @@ static void event_error(const char *what, const char *event, int e)
 	else if (e == EBUSY)
 		p_err("%s: kprof is busy (another kprofcat is recording, or still has the buffers mapped)",
 		      what);
+	else if (e == EPERM && !strcmp(what, "KPROF_IOC_SET_CONFIG"))
+		p_err("%s: the buffers exceed your locked-memory allowance (kprof.ko's mlock_kb per CPU, then RLIMIT_MEMLOCK): use fewer --buffer-pages or CPUs, or raise 'ulimit -l'",
+		      what);
 	else if (e == EACCES || e == EPERM)
-		p_err("%s: permission denied for event '%s' (kernel.perf_event_paranoid=%d): run as root or use --user-only",
-		      what, event, paranoid());
+		p_err("%s: permission denied for event '%s': the PMU driver refused it (%s)",
+		      what, event, strerror(e));
 	else if (e == E2BIG)
 		p_err("%s: the module is older than kprofcat and rejects fields it does not know: load the kprof.ko built with this kprofcat",
 		      what);

@@ -172,7 +172,7 @@ static int build_frames(struct session *s, const struct kp_record *r,
 			struct out_frame *f, const struct out_frame **out, unsigned int *nr)
 {
 	const struct kp_sample *smp = &r->sample;
-	int hidden = !!(r->misc & KPROF_MISC_ADDR_HIDDEN), ret = 0, unstable = 0;
+	int ret = 0, unstable = 0;
 	uint32_t gen = usyms__generation(s->usyms, smp->pid);
 	unsigned int i, n = 0, nips = smp->nr_kernel + smp->nr_user;
 	uint64_t key[2 + MAX_FRAMES];
@@ -181,7 +181,7 @@ static int build_frames(struct session *s, const struct kp_record *r,
 	framecache__trim(s->fc);
 	*out = f;
 	key[0] = smp->pid | (uint64_t)gen << 32;
-	key[1] = hidden | (r->misc & KPROF_MISC_USER ? 2 : 0) |
+	key[1] = (r->misc & KPROF_MISC_USER ? 2 : 0) |
 		 (uint64_t)smp->nr_kernel << 16 | (uint64_t)smp->nr_user << 32;
 	if (!nips) {
 		key[2] = smp->ip;
@@ -199,10 +199,10 @@ static int build_frames(struct session *s, const struct kp_record *r,
 			ret = framecache__user(s->fc, s->usyms, smp->pid, gen, r->time,
 					       smp->ip, &f[n++]);
 		else
-			ret = framecache__kernel(s->fc, s->ksyms, smp->ip, hidden, &f[n++]);
+			ret = framecache__kernel(s->fc, s->ksyms, smp->ip, &f[n++]);
 	} else {
 		for (i = 0; i < smp->nr_kernel && ret >= 0; i++)
-			ret = framecache__kernel(s->fc, s->ksyms, smp->ips[i], hidden, &f[n++]);
+			ret = framecache__kernel(s->fc, s->ksyms, smp->ips[i], &f[n++]);
 		for (i = 0; i < smp->nr_user && ret >= 0; i++) {
 			ret = framecache__user(s->fc, s->usyms, smp->pid, gen, r->time,
 					       smp->ips[smp->nr_kernel + i], &f[n++]);

@@ -752,8 +752,8 @@ static inline int kp_module_loaded(void)
 	return access("/sys/module/" KP_MODULE, F_OK) == 0;
 }
 
-/* insmod kp_ko_path(): 0, or -1 with errno. */
-static inline int kp_insmod(void)
+/* insmod kp_ko_path() with module parameters: 0, or -1 with errno. */
+static inline int kp_insmod_params(const char *params)
 {
 	const char *path = kp_ko_path();
 	int fd, ret, err;
@@ -765,11 +765,17 @@ static inline int kp_insmod(void)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	ret = syscall(SYS_finit_module, fd, "", 0);
+	ret = syscall(SYS_finit_module, fd, params, 0);
 	err = errno;
 	close(fd);
 	errno = err;
 	return ret;
+}
+
+/* insmod kp_ko_path(): 0, or -1 with errno. */
+static inline int kp_insmod(void)
+{
+	return kp_insmod_params("");
 }
 
 /* rmmod without waiting: 0, or -1 with errno (EBUSY/EWOULDBLOCK in use). */

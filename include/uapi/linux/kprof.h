@@ -21,11 +21,24 @@
  * each CPU's buffer (preferred, see "mmap layout") or with read(), which is
  * refused (-EBUSY) while any buffer is mapped.
  *
- * Privilege is decided at open(): CAP_PERFMON (or CAP_SYS_ADMIN) may sample
- * the kernel and every task; otherwise kernel.perf_event_paranoid decides as
- * it does for perf_event_open() with pid == -1 (CPU-wide events need
- * paranoid <= 0).  Readers that may not see kernel addresses get kernel
- * callchains and kernel IPs zeroed.
+ * Session ownership: the open file (struct file: dup()s and fork()s share
+ * it) that STARTs a session owns it until STOP or until its last reference
+ * goes, which stops sampling (a mapping holds its file).  While it runs,
+ * any other file gets EBUSY for STOP, SET_CONFIG, SET_THROTTLE, INJECT_NMI,
+ * read() and mmap(), and START fails with EBUSY while a file other than
+ * the starting one has buffers mapped.  What a second file gets: GET_INFO,
+ * GET_CONFIG, GET_STATS (the counters of the running session),
+ * GET_THROTTLE, ABI_VERSION and poll(); once stopped, everything.
+ *
+ * Privilege is decided at open() from the opener's credentials: it needs
+ * CAP_PERFMON (or CAP_SYS_ADMIN), what perf_event_open() needs for
+ * CPU-wide sampling of every task and of the kernel at any
+ * perf_event_paranoid level of 0 and above, or membership of the group the
+ * module was loaded with (group=GID, which also makes the node root:GID
+ * 0660; without it the node is root's, 0600).  Otherwise EACCES.  Every
+ * opener may therefore see kernel addresses: records carry them as they
+ * are.  The debug interfaces (handler_delay_ns, cpu_time_max_percent 0,
+ * INJECT_NMI) need CAP_SYS_ADMIN at open() (EPERM).
  */
 #ifndef _UAPI_LINUX_KPROF_H
 #define _UAPI_LINUX_KPROF_H
@@ -60,7 +73,8 @@
  * PROT_EXEC, mremap() and partial munmap() are refused (EINVAL).  The
  * control page may be mapped writable; only data_tail is read back by the
  * kernel, and it is never trusted (see below).  Regions of CPUs that are
- * not possible return ENODEV.
+ * not possible, or that the configuration does not select (they have no
+ * buffer), return ENODEV.
  *
  * Memory ordering (the producer side is described once, in
  * kmod/kprof_buffer.c, kprof_buffer_publish()):
@@ -158,7 +172,6 @@ struct kprof_record_header {
 #define KPROF_MISC_USER_FAULT		(1U << 2)	/* user walk ended on a fault */
 #define KPROF_MISC_KERNEL_TRUNC		(1U << 3)	/* kernel chain hit max depth */
 #define KPROF_MISC_USER_TRUNC		(1U << 4)	/* user chain hit max depth */
-#define KPROF_MISC_ADDR_HIDDEN		(1U << 5)	/* kernel addresses zeroed */
 
 enum kprof_record_type {
 	/*
@@ -362,7 +375,6 @@ struct kprof_info {
 #define KPROF_INFO_SIZE_VER0	(48 + KPROF_MAX_CPUS / 8 + 64)
 
 #define KPROF_INFO_RUNNING	(1U << 0)
-#define KPROF_INFO_KERNEL_OK	(1U << 1)	/* this open may see kernel */
 
 /* Per-CPU statistics. */
 struct kprof_cpu_stats {
@@ -386,8 +398,16 @@ struct kprof_cpu_stats {
  * still reaches its handler).  Unknown commands: ENOTTY.  Output structs
  * get 'size' = the kernel's sizeof().
  *
- * SET_CONFIG: EBUSY while running, and when buffer_pages changes while
- * any region is mapped (new buffers are zeroed; the mmap layout changes).
+ * SET_CONFIG: EBUSY while running, and when buffer_pages changes or a CPU
+ * without a buffer is selected while any region is mapped (new buffers
+ * are zeroed; the mmap layout changes).  Buffers exist for the selected
+ * CPUs only, on each CPU's NUMA node, offline ones included; CPUs dropped
+ * from the selection while mapped keep theirs until the next SET_CONFIG
+ * made while nothing is mapped.  Their memory is charged as
+ * perf charges its ring buffers: to the user, up to the mlock_kb module
+ * parameter (perf_event_mlock_kb's default, 516) KiB per online CPU, and
+ * beyond that to the caller's RLIMIT_MEMLOCK unless it has CAP_IPC_LOCK:
+ * EPERM when that is exceeded, as perf's mmap() gives.
  * EINVAL: unknown flags, both EXCLUDE flags, reserved non-zero, sample 0,
  * frequency above the max_sample_rate knob (SET_THROTTLE), period with
  * bit 63, precise_ip > 3, stack depth > KPROF_MAX_STACK or 0 with its
@@ -399,16 +419,17 @@ struct kprof_cpu_stats {
  * breakpoint types.  Hardware and raw events are checked by the PMU
  * driver at START.
  *
- * START: EBUSY while running.  Creates the event of every selected online
- * CPU; if one fails (ENOENT or EOPNOTSUPP for a hardware event without a
- * PMU, ...) the others are released, its errno is returned and nothing
- * runs.  START zeroes the counters (seq restarts at 1); data_head and
- * data_tail carry on.  Selected CPUs that are offline get their event when
- * they come online.
+ * START: EBUSY while running, or while another file maps buffers.
+ * Creates the event of every selected online CPU; if one fails (ENOENT
+ * or EOPNOTSUPP for a hardware event without a PMU, ...) the others are
+ * released, its errno is returned and nothing runs.  START zeroes the
+ * counters (seq restarts at 1); data_head and data_tail carry on.
+ * Selected CPUs that are offline get their event when they come online.
  *
- * STOP: returns 0, also when not running.  Counters are final on return
- * and the last LOST record is in the buffer.  Sampling also stops when the
- * last file of /dev/kprof is closed (a mapping holds its file).
+ * STOP: returns 0, also when not running; EBUSY for a session another
+ * file started.  Counters are final on return and the last LOST record is
+ * in the buffer.  Sampling also stops when the last reference to the
+ * starting file goes (a mapping holds its file).
  *
  * GET_STATS: EINVAL for a CPU that is not possible.
  *
@@ -416,16 +437,22 @@ struct kprof_cpu_stats {
  * (EINVAL > KPROF_THROTTLE_SHADOW), cpu_time_max_percent (EINVAL > 100),
  * max_sample_rate (EINVAL when 0 or > INT_MAX, or while the percent is 0
  * or 100); a field equal to the current value is not written.  Reserved
- * non-zero or handler_delay_ns > TICK_NSEC / 2: EINVAL.  Allowed while
- * running.
+ * non-zero or handler_delay_ns > TICK_NSEC / 2: EINVAL.  Then EPERM,
+ * unless the file was opened with CAP_SYS_ADMIN, for a handler_delay_ns
+ * other than 0 and the current one, and for a percent of 0 or 100 that
+ * switches the cost controller off.  Allowed while running, by the
+ * session's owner.
  *
- * INJECT_NMI: EPERM unless the file was opened with CAP_SYS_ADMIN; EINVAL
- * when not running or when the CPU has no live event; ETIMEDOUT if the
- * NMI did not arrive within a second.  Returns after the handler ran: the
+ * INJECT_NMI: EPERM unless the file was opened with CAP_SYS_ADMIN; EBUSY
+ * for another file's session; EINVAL when not running or when the CPU has
+ * no live event; ETIMEDOUT if the NMI did not arrive within a second (its
+ * NMI, should it come later, is not claimed: the kernel reports it as
+ * unknown).  Returns after the handler ran: the
  * NMI counts as one overflow of that CPU and its SAMPLE carries
  * KPROF_MISC_NMI and period 0.
  *
- * read(): whole records, CPU by CPU; EBUSY while any region is mapped;
+ * read(): whole records, CPU by CPU; EBUSY while any region is mapped or
+ * another file's session runs;
  * EINVAL if the next record does not fit in the buffer; blocks until data
  * arrives while running (EAGAIN with O_NONBLOCK); 0 once stopped and
  * drained.  poll(): while running, EPOLLIN when a buffer holds at least

@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof_cdev.c - the /dev/kprof character device: open, release, mmap,
+ * poll, read and the ioctl dispatch.
+ *
+ * Locking: kprof.lock serializes the control path (ioctls, mmap, open,
+ * release).  It nests inside mmap_lock (->mmap is called with it held), so
+ * nothing that can fault on user memory runs under it: ioctls copy in
+ * before taking it and copy out after dropping it, and read() only takes
+ * a reference on the buffers under it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/cdev.h>
+#include <linux/cpu.h>
+#include <linux/cred.h>
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "kprof.h"
+#include "kprof_compat.h"
+
+/* Serializes read() consumers; taken without kprof.lock. */
+static DEFINE_MUTEX(kprof_read_lock);
+
+/* The group granted access by the group= parameter, or INVALID_GID. */
+static kgid_t kprof_group;
+
+/*
+ * The file that started the running session, NULL while stopped; under
+ * kprof.lock.  Only it may stop, reconfigure or drain the session.
+ */
+static struct kprof_file *kprof_owner;
+
+/* -EBUSY if a session runs that @f did not start. */
+static int kprof_check_owner(struct kprof_file *f)
+{
+	lockdep_assert_held(&kprof.lock);
+	return kprof.running && kprof_owner != f ? -EBUSY : 0;
+}
+
+/* ---- ioctl helpers ---- */
+
+/* The size the caller's struct says it has, for output structs. */
+static int kprof_get_usize(void __user *uarg, u32 ver0, u32 *usize)
+{
+	if (get_user(*usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (*usize < ver0)
+		return -EINVAL;
+	if (*usize > PAGE_SIZE)
+		return -E2BIG;
+	return 0;
+}
+
+/* Copy a struct in with the size rules of the UAPI header. */
+static int kprof_copy_in(void *dst, size_t ksize, void __user *uarg, u32 ver0)
+{
+	u32 usize;
+	int ret;
+
+	ret = kprof_get_usize(uarg, ver0, &usize);
+	if (ret)
+		return ret;
+	return copy_struct_from_user(dst, ksize, uarg, usize);
+}
+
+/* Copy out min(usize, ksize) bytes, zeroing the rest of a larger struct. */
+static int kprof_copy_out(void __user *uarg, u32 usize, const void *src,
+			  size_t ksize)
+{
+	if (copy_to_user(uarg, src, min_t(size_t, usize, ksize)))
+		return -EFAULT;
+	if (usize > ksize && clear_user(uarg + ksize, usize - ksize))
+		return -EFAULT;
+	return 0;
+}
+
+static void kprof_bufs_replace(struct kprof_bufs *bufs)
+{
+	struct kprof_bufs *old = kprof.bufs;
+	unsigned int cpu;
+
+	kprof.bufs = bufs;
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(kprof_pcpu, cpu)->buf = &bufs->cpu[cpu];
+	/* A read() in flight keeps the old set until it is done. */
+	kprof_bufs_put(old);
+}
+
+/* ---- ioctls ---- */
+
+static long kprof_ioc_get_info(void __user *uarg)
+{
+	struct kprof_info info = {};
+	unsigned int cpu;
+	u32 usize;
+	int ret;
+
+	ret = kprof_get_usize(uarg, KPROF_INFO_SIZE_VER0, &usize);
+	if (ret)
+		return ret;
+
+	info.size = sizeof(info);
+	info.version = KPROF_ABI_VERSION;
+	info.nr_cpu_ids = nr_cpu_ids;
+	info.page_size = PAGE_SIZE;
+	info.hz = HZ;
+	info.tick_nsec = TICK_NSEC;
+
+	mutex_lock(&kprof.lock);
+	info.mmap_stride = kprof.bufs->region_size;
+	info.data_size = (u64)kprof.bufs->pages << PAGE_SHIFT;
+	if (kprof.running)
+		info.flags |= KPROF_INFO_RUNNING;
+	/* Events come and go with hotplug, under the hotplug lock. */
+	cpus_read_lock();
+	for_each_possible_cpu(cpu)
+		if (per_cpu_ptr(kprof_pcpu, cpu)->event)
+			info.online_mask[cpu / 64] |= 1ULL << (cpu % 64);
+	cpus_read_unlock();
+	mutex_unlock(&kprof.lock);
+
+	return kprof_copy_out(uarg, usize, &info, sizeof(info));
+}
+
+static long kprof_ioc_set_config(void __user *uarg)
+{
+	struct kprof_config cfg;
+	struct kprof_bufs *bufs;
+	cpumask_var_t cpus;
+	bool mapped;
+	int ret;
+
+	ret = kprof_copy_in(&cfg, sizeof(cfg), uarg, KPROF_CONFIG_SIZE_VER0);
+	if (ret)
+		return ret;
+	cfg.size = sizeof(cfg);
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
+		return -ENOMEM;
+
+	mutex_lock(&kprof.lock);
+	if (kprof.running) {
+		ret = -EBUSY;
+		goto unlock;
+	}
+	ret = kprof_config_validate(&cfg);
+	if (ret)
+		goto unlock;
+
+	/*
+	 * New buffers for other sizes or more CPUs; for fewer, unless they
+	 * are mapped: mapped pages cannot change under the reader, and the
+	 * CPUs dropped keep a buffer nothing writes.
+	 */
+	kprof_config_cpus(&cfg, cpus);
+	mapped = atomic_read(&kprof.bufs->mapped);
+	if (cfg.buffer_pages != kprof.bufs->pages ||
+	    !cpumask_subset(cpus, &kprof.bufs->cpus) ||
+	    (!mapped && !cpumask_equal(cpus, &kprof.bufs->cpus))) {
+		if (mapped) {
+			ret = -EBUSY;
+			goto unlock;
+		}
+		bufs = kprof_bufs_alloc(cfg.buffer_pages, cfg.watermark, cpus);
+		if (IS_ERR(bufs)) {
+			ret = PTR_ERR(bufs);
+			goto unlock;
+		}
+		kprof_bufs_replace(bufs);
+	} else {
+		kprof_bufs_set_watermark(kprof.bufs, cfg.watermark);
+	}
+	kprof.config = cfg;
+unlock:
+	mutex_unlock(&kprof.lock);
+	free_cpumask_var(cpus);
+	return ret;
+}
+
+static long kprof_ioc_get_config(void __user *uarg)
+{
+	struct kprof_config cfg;
+	u32 usize;
+	int ret;
+
+	ret = kprof_get_usize(uarg, KPROF_CONFIG_SIZE_VER0, &usize);
+	if (ret)
+		return ret;
+	mutex_lock(&kprof.lock);
+	cfg = kprof.config;
+	mutex_unlock(&kprof.lock);
+	return kprof_copy_out(uarg, usize, &cfg, sizeof(cfg));
+}
+
+/*
+ * The starting file owns the session.  Buffers another file maps would
+ * let it drain the session: refused, as a running session refuses such
+ * mappings (kprof_mmap()).
+ */
+static long kprof_ioc_start(struct kprof_file *f)
+{
+	int ret = -EBUSY;
+
+	mutex_lock(&kprof.lock);
+	if (kprof.running ||
+	    atomic_read(&kprof.bufs->mapped) != atomic_read(&f->mapped))
+		goto unlock;
+	ret = kprof_events_start();
+	if (!ret)
+		kprof_owner = f;
+unlock:
+	mutex_unlock(&kprof.lock);
+	return ret;
+}
+
+static void kprof_session_stop(void)
+{
+	lockdep_assert_held(&kprof.lock);
+	if (kprof.running)
+		kprof_events_stop();
+	kprof_owner = NULL;
+}
+
+static long kprof_ioc_stop(struct kprof_file *f)
+{
+	int ret;
+
+	mutex_lock(&kprof.lock);
+	ret = kprof_check_owner(f);
+	if (!ret)
+		kprof_session_stop();
+	mutex_unlock(&kprof.lock);
+	return ret;
+}
+
+static long kprof_ioc_get_stats(void __user *uarg)
+{
+	struct kprof_cpu_stats st = {};
+	const struct kprof_throttle_limits *l = &kprof.limits;
+	u32 usize, cpu;
+	int ret;
+
+	ret = kprof_get_usize(uarg, KPROF_CPU_STATS_SIZE_VER0, &usize);
+	if (ret)
+		return ret;
+	if (get_user(cpu, &((struct kprof_cpu_stats __user *)uarg)->cpu))
+		return -EFAULT;
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
+		return -EINVAL;
+
+	st.size = sizeof(st);
+	st.cpu = cpu;
+	mutex_lock(&kprof.lock);
+	kprof_counters_fill(&st.counters, per_cpu_ptr(kprof_pcpu, cpu));
+	st.max_sample_rate = l->max_sample_rate;
+	st.max_samples_per_tick = READ_ONCE(l->max_samples_per_tick);
+	st.allowed_ns = READ_ONCE(l->allowed_ns);
+	st.avg_ns = kprof_throttle_avg_ns(&per_cpu_ptr(kprof_pcpu, cpu)->thr);
+	mutex_unlock(&kprof.lock);
+	return kprof_copy_out(uarg, usize, &st, sizeof(st));
+}
+
+/*
+ * Debug settings are CAP_SYS_ADMIN's: a handler busy-wait, and switching
+ * the cost controller off (percent 0 or 100).  With a PMU event the
+ * kernel times the whole PMI, so either one lowers the global
+ * kernel.perf_event_max_sample_rate for every perf user of the machine.
+ * Keeping the current value, or undoing it, is anyone's.
+ */
+static bool kprof_throttle_is_debug(const struct kprof_throttle_config *t,
+				    const struct kprof_throttle_limits *old,
+				    const struct kprof_throttle_limits *new)
+{
+	if (t->handler_delay_ns && t->handler_delay_ns != kprof.handler_delay_ns)
+		return true;
+	return kprof_throttle_cost_control_enabled(old) &&
+	       !kprof_throttle_cost_control_enabled(new);
+}
+
+/*
+ * The sysctl handlers' rules, in this order: semantics, then
+ * cpu_time_max_percent, then max_sample_rate (refused while the percent
+ * is 0 or 100).  A field equal to the current value is not written.
+ */
+static long kprof_ioc_set_throttle(struct kprof_file *f, void __user *uarg)
+{
+	struct kprof_throttle_config t;
+	struct kprof_throttle_limits l;
+	unsigned int cpu;
+	int ret;
+
+	ret = kprof_copy_in(&t, sizeof(t), uarg,
+			    KPROF_THROTTLE_CONFIG_SIZE_VER0);
+	if (ret)
+		return ret;
+	if (t.__reserved0 || memchr_inv(t.__reserved, 0, sizeof(t.__reserved)))
+		return -EINVAL;
+	/* A busy-wait in an interrupt handler: keep it below a tick. */
+	if (t.handler_delay_ns > TICK_NSEC / 2)
+		return -EINVAL;
+
+	mutex_lock(&kprof.lock);
+	ret = kprof_check_owner(f);
+	if (ret)
+		goto unlock;
+	l = kprof.limits;
+	ret = kprof_throttle_set_semantics(&l, t.semantics);
+	if (!ret && t.cpu_time_max_percent != l.cpu_time_max_percent)
+		ret = kprof_throttle_set_cpu_time_max_percent(&l,
+							      t.cpu_time_max_percent);
+	if (!ret && t.max_sample_rate != l.max_sample_rate)
+		ret = kprof_throttle_set_max_sample_rate(&l, t.max_sample_rate);
+	if (!ret && !f->admin && kprof_throttle_is_debug(&t, &kprof.limits, &l))
+		ret = -EPERM;
+	if (!ret) {
+		kprof.limits = l;
+		WRITE_ONCE(kprof.handler_delay_ns, t.handler_delay_ns);
+		for_each_possible_cpu(cpu)
+			kprof_limits_publish(&kprof.bufs->cpu[cpu]);
+	}
+unlock:
+	mutex_unlock(&kprof.lock);
+	return ret;
+}
+
+static long kprof_ioc_get_throttle(void __user *uarg)
+{
+	struct kprof_throttle_config t = {};
+	u32 usize;
+	int ret;
+
+	ret = kprof_get_usize(uarg, KPROF_THROTTLE_CONFIG_SIZE_VER0, &usize);
+	if (ret)
+		return ret;
+	t.size = sizeof(t);
+	mutex_lock(&kprof.lock);
+	t.semantics = kprof.limits.semantics;
+	t.max_sample_rate = kprof.limits.max_sample_rate;
+	t.cpu_time_max_percent = kprof.limits.cpu_time_max_percent;
+	t.handler_delay_ns = kprof.handler_delay_ns;
+	mutex_unlock(&kprof.lock);
+	return kprof_copy_out(uarg, usize, &t, sizeof(t));
+}
+
+static long kprof_ioc_inject_nmi(struct kprof_file *f, void __user *uarg)
+{
+	u32 cpu;
+	int ret;
+
+	if (!f->admin)
+		return -EPERM;
+	if (get_user(cpu, (u32 __user *)uarg))
+		return -EFAULT;
+	mutex_lock(&kprof.lock);
+	ret = kprof_check_owner(f);
+	if (!ret)
+		ret = kprof.running ? kprof_nmi_inject(cpu) : -EINVAL;
+	mutex_unlock(&kprof.lock);
+	return ret;
+}
+
+/*
+ * Commands are matched without their size bits: the size of a struct is
+ * the one in its 'size' field, so a newer, larger struct still reaches
+ * its handler.
+ */
+#define KPROF_IOC_CMD(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
+static long kprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct kprof_file *f = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (KPROF_IOC_CMD(cmd)) {
+	case KPROF_IOC_CMD(KPROF_IOC_ABI_VERSION):
+		return put_user(KPROF_ABI_VERSION, (u32 __user *)uarg);
+	case KPROF_IOC_CMD(KPROF_IOC_GET_INFO):
+		return kprof_ioc_get_info(uarg);
+	case KPROF_IOC_CMD(KPROF_IOC_SET_CONFIG):
+		return kprof_ioc_set_config(uarg);
+	case KPROF_IOC_CMD(KPROF_IOC_GET_CONFIG):
+		return kprof_ioc_get_config(uarg);
+	case KPROF_IOC_CMD(KPROF_IOC_START):
+		return kprof_ioc_start(f);
+	case KPROF_IOC_CMD(KPROF_IOC_STOP):
+		return kprof_ioc_stop(f);
+	case KPROF_IOC_CMD(KPROF_IOC_GET_STATS):
+		return kprof_ioc_get_stats(uarg);
+	case KPROF_IOC_CMD(KPROF_IOC_SET_THROTTLE):
+		return kprof_ioc_set_throttle(f, uarg);
+	case KPROF_IOC_CMD(KPROF_IOC_GET_THROTTLE):
+		return kprof_ioc_get_throttle(uarg);
+	case KPROF_IOC_CMD(KPROF_IOC_INJECT_NMI):
+		return kprof_ioc_inject_nmi(f, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+/* ---- file operations ---- */
+
+/*
+ * CPU-wide sampling of every task and of the kernel: what
+ * perf_event_open(pid == -1, cpu) allows only with CAP_PERFMON (or
+ * CAP_SYS_ADMIN) at perf_event_paranoid 0 and above, decided from the
+ * opener's credentials, which it cannot forge.  Never from
+ * perf_event_paranoid read by path: that path is looked up in the
+ * opener's mount namespace, where it may be anything.  The one other way
+ * in is membership of the group the administrator named with group=,
+ * as a group may be given a CAP_PERFMON perf binary (perf-security.rst);
+ * in_group_p() looks at kernel group ids, which no user namespace can
+ * hand out.
+ */
+static bool kprof_may_open(void)
+{
+	if (perfmon_capable())
+		return true;
+	return gid_valid(kprof_group) && in_group_p(kprof_group);
+}
+
+static int kprof_open(struct inode *inode, struct file *file)
+{
+	struct kprof_file *f;
+	int ret;
+
+	if (!kprof_may_open())
+		return -EACCES;
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	f->admin = capable(CAP_SYS_ADMIN);
+
+	ret = nonseekable_open(inode, file);
+	if (ret) {
+		kfree(f);
+		return ret;
+	}
+	file->private_data = f;
+	return 0;
+}
+
+/*
+ * Last reference to a file (its mappings hold it too): if it owns the
+ * session, sampling stops with it.
+ */
+static int kprof_release(struct inode *inode, struct file *file)
+{
+	struct kprof_file *f = file->private_data;
+
+	mutex_lock(&kprof.lock);
+	if (kprof_owner == f)
+		kprof_session_stop();
+	mutex_unlock(&kprof.lock);
+	kfree(f);
+	return 0;
+}
+
+static int kprof_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	int ret;
+
+	mutex_lock(&kprof.lock);
+	ret = kprof_check_owner(file->private_data);
+	if (!ret)
+		ret = kprof_bufs_mmap(kprof.bufs, vma);
+	mutex_unlock(&kprof.lock);
+	return ret;
+}
+
+static __poll_t kprof_poll(struct file *file, poll_table *wait)
+{
+	__poll_t mask = 0;
+
+	poll_wait(file, &kprof.wq, wait);
+	mutex_lock(&kprof.lock);
+	/* Running: a buffer at its watermark; stopped: whatever is left. */
+	if (kprof_bufs_readable(kprof.bufs, kprof.running))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	/* Stopped and drained: nothing more will come, as for a dead event. */
+	else if (!kprof.running)
+		mask |= EPOLLHUP;
+	mutex_unlock(&kprof.lock);
+	return mask;
+}
+
+static ssize_t kprof_read(struct file *file, char __user *ubuf, size_t count,
+			  loff_t *ppos)
+{
+	struct kprof_bufs *bufs;
+	bool running;
+	ssize_t ret;
+
+	for (;;) {
+		mutex_lock(&kprof.lock);
+		bufs = kprof.bufs;
+		if (atomic_read(&bufs->mapped) ||
+		    kprof_check_owner(file->private_data)) {
+			mutex_unlock(&kprof.lock);
+			return -EBUSY;
+		}
+		kprof_bufs_get(bufs);
+		running = kprof.running;
+		mutex_unlock(&kprof.lock);
+
+		ret = mutex_lock_interruptible(&kprof_read_lock);
+		if (!ret) {
+			ret = kprof_bufs_read(bufs, ubuf, count);
+			mutex_unlock(&kprof_read_lock);
+		}
+		if (ret || !running)
+			break;
+		if (file->f_flags & O_NONBLOCK) {
+			ret = -EAGAIN;
+			break;
+		}
+		if (wait_event_interruptible(kprof.wq,
+					     !READ_ONCE(kprof.running) ||
+					     kprof_bufs_readable(bufs, false))) {
+			ret = -ERESTARTSYS;
+			break;
+		}
+		kprof_bufs_put(bufs);
+	}
+	kprof_bufs_put(bufs);
+	return ret;
+}
+
+static const struct file_operations kprof_fops = {
+	.owner = THIS_MODULE,
+	.open = kprof_open,
+	.release = kprof_release,
+	.unlocked_ioctl = kprof_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = kprof_mmap,
+	.poll = kprof_poll,
+	.read = kprof_read,
+};
+
+/* ---- the device node ---- */
+
+/*
+ * /dev/kprof is root's, 0600, like /dev/cpu/N/msr; with group= it is
+ * root:GID 0660.  devtmpfs creates it with what this returns; udev keeps
+ * it unless a rule says otherwise.
+ */
+static char *kprof_devnode(KPROF_DEVNODE_CONST struct device *dev,
+			   umode_t *mode, kuid_t *uid, kgid_t *gid)
+{
+	/* NULL when the node is being removed. */
+	if (!mode)
+		return NULL;
+	*mode = 0600;
+	if (gid_valid(kprof_group)) {
+		*mode = 0660;
+		*gid = kprof_group;
+	}
+	return NULL;
+}
+
+static const struct device_type kprof_dev_type = {
+	.name = "kprof",
+	.devnode = kprof_devnode,
+};
+
+static struct class kprof_class = {
+	.name = "kprof",
+};
+
+/* The device and its cdev share a lifetime: the last reference frees both. */
+struct kprof_chardev {
+	struct device	dev;
+	struct cdev	cdev;
+};
+
+static struct kprof_chardev *kprof_chardev;
+
+static void kprof_chardev_release(struct device *dev)
+{
+	kfree(container_of(dev, struct kprof_chardev, dev));
+}
+
+/**
+ * kprof_cdev_init() - create /dev/kprof
+ * @group: the group whose members may open it without CAP_PERFMON, or
+ *	   INVALID_GID
+ *
+ * Return: 0 or -errno.
+ */
+int kprof_cdev_init(kgid_t group)
+{
+	struct kprof_chardev *cd;
+	dev_t devt;
+	int ret;
+
+	kprof_group = group;
+	ret = alloc_chrdev_region(&devt, 0, 1, "kprof");
+	if (ret)
+		return ret;
+	ret = class_register(&kprof_class);
+	if (ret)
+		goto unregister_region;
+
+	cd = kzalloc(sizeof(*cd), GFP_KERNEL);
+	if (!cd) {
+		ret = -ENOMEM;
+		goto unregister_class;
+	}
+	device_initialize(&cd->dev);
+	cd->dev.devt = devt;
+	cd->dev.class = &kprof_class;
+	cd->dev.type = &kprof_dev_type;
+	cd->dev.release = kprof_chardev_release;
+	cdev_init(&cd->cdev, &kprof_fops);
+	cd->cdev.owner = THIS_MODULE;
+	ret = dev_set_name(&cd->dev, "kprof");
+	if (ret)
+		goto put_device;
+	ret = cdev_device_add(&cd->cdev, &cd->dev);
+	if (ret)
+		goto put_device;
+	kprof_chardev = cd;
+	return 0;
+
+put_device:
+	put_device(&cd->dev);
+unregister_class:
+	class_unregister(&kprof_class);
+unregister_region:
+	unregister_chrdev_region(devt, 1);
+	return ret;
+}
+
+/**
+ * kprof_cdev_exit() - remove /dev/kprof; no file is open
+ */
+void kprof_cdev_exit(void)
+{
+	dev_t devt = kprof_chardev->dev.devt;
+
+	cdev_device_del(&kprof_chardev->cdev, &kprof_chardev->dev);
+	put_device(&kprof_chardev->dev);
+	class_unregister(&kprof_class);
+	unregister_chrdev_region(devt, 1);
+}
