@@ -345,9 +345,12 @@ FIXTURE_SETUP(sample)
 			SKIP(return, "no %s (load it: tests/vm/run --testpmu)", TP_SYSFS);
 		cfg.flags |= KPROF_CFG_FREQ;
 		cfg.sample = FREQ;
-		/* The variants before lowered kprof's max rate on TCG. */
-		ASSERT_EQ(0, tp_kprof_relax(&saved, TP_DEFAULT_PERCENT))
-			TH_LOG("%s", strerror(errno));
+		/*
+		 * The variants before lowered kprof's max rate on TCG; and
+		 * both controllers off (see tp_controller_off()).
+		 */
+		ASSERT_EQ(0, tp_kprof_relax(&saved, 0)) TH_LOG("%s", strerror(errno));
+		ASSERT_EQ(0, tp_controller_off());
 	}
 	kp_cfg_add_cpu(&cfg, 0);
 	kp_cfg_add_cpu(&cfg, 1);
@@ -374,6 +377,8 @@ FIXTURE_TEARDOWN(sample)
 		kp_unmap(&self->b);
 		close(self->fd);
 	}
+	if (variant->testpmu)
+		tp_reset_sysctls();
 }
 
 TEST_F_TIMEOUT(sample, program, 60)

@@ -39,8 +39,9 @@ FIXTURE_SETUP(tpk)
 		SKIP(return, "no %s (kprof.ko not loaded)", KP_DEV);
 	if (tp_type() < 0)
 		SKIP(return, "no %s (load it: tests/vm/run --testpmu)", TP_SYSFS);
-	ASSERT_EQ(0, tp_reset_sysctls());
-	ASSERT_EQ(0, tp_kprof_relax(&self->saved, TP_DEFAULT_PERCENT)) TH_LOG("%s", strerror(errno));
+	/* kprof's capture, not the throttles, is under test: both off. */
+	ASSERT_EQ(0, tp_controller_off());
+	ASSERT_EQ(0, tp_kprof_relax(&self->saved, 0)) TH_LOG("%s", strerror(errno));
 	self->relaxed = 1;
 	self->out = malloc(OUT_LEN);
 	ASSERT_NE(NULL, self->out);
