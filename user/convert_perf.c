@@ -275,8 +275,13 @@ static void setup_attr(struct perf_out *p)
 
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
-	/* Unknown names (rNNNN, older captures): cpu-clock's numbers, the capture's name. */
-	if (!strcmp(in->event, "unknown") || config__parse_event(&cfg, in->event, &sample_given)) {
+	/*
+	 * Unknown names (older captures) and PMUs by name (NAME/TERMS/: their
+	 * type is the recording machine's sysfs', not this one's): cpu-clock's
+	 * numbers, the capture's name.
+	 */
+	if (!strcmp(in->event, "unknown") || strchr(in->event, '/') ||
+	    config__parse_event(&cfg, in->event, &sample_given)) {
 		cfg.type = PERF_TYPE_SOFTWARE;
 		cfg.config = PERF_COUNT_SW_CPU_CLOCK;
 	}

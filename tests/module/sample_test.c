@@ -339,10 +339,18 @@ FIXTURE_SETUP(sample)
 	if (!variant->testpmu) {
 		kp_cfg_init(&cfg, FREQ);
 	} else {
+		struct kprof_throttle_config saved;
+
 		if (tp_cfg_init(&cfg, FREQ))
 			SKIP(return, "no %s (load it: tests/vm/run --testpmu)", TP_SYSFS);
 		cfg.flags |= KPROF_CFG_FREQ;
 		cfg.sample = FREQ;
+		/*
+		 * The variants before lowered kprof's max rate on TCG; and
+		 * both controllers off (see tp_controller_off()).
+		 */
+		ASSERT_EQ(0, tp_kprof_relax(&saved, 0)) TH_LOG("%s", strerror(errno));
+		ASSERT_EQ(0, tp_controller_off());
 	}
 	kp_cfg_add_cpu(&cfg, 0);
 	kp_cfg_add_cpu(&cfg, 1);
@@ -369,6 +377,8 @@ FIXTURE_TEARDOWN(sample)
 		kp_unmap(&self->b);
 		close(self->fd);
 	}
+	if (variant->testpmu)
+		tp_reset_sysctls();
 }
 
 TEST_F_TIMEOUT(sample, program, 60)

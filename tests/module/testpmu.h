@@ -90,8 +90,11 @@ static inline int tp_reset_sysctls(void)
  * an NMI costs more than perf's 2.5 us budget, the controller lowers the
  * rate until the per-tick limit throttles kprof's counter, and a counter
  * throttled on a tickless idle CPU stays stopped until that CPU ticks
- * again.  (How kprof reports the kernel's throttle of its counter is
- * issue #13's.)  tp_reset_sysctls() turns it back on.
+ * again.  It also keeps the kernel's throttle and kprof's apart: kprof's
+ * restarts its counter through pmu->start() from an hrtimer, and when the
+ * kernel throttled the same counter in the same tick its unthrottle
+ * starts a running counter, x86_pmu_start()'s WARN (issue #13).
+ * tp_reset_sysctls() turns it back on.
  */
 static inline int tp_controller_off(void)
 {
@@ -208,6 +211,50 @@ static inline int tp_cfg_init(struct kprof_config *cfg, __u64 freq)
 	cfg->flags &= ~KPROF_CFG_FREQ;
 	cfg->sample = 1000000000ULL / freq;
 	return 0;
+}
+
+/*
+ * kprof's own throttle knobs back to the default max rate, with @percent;
+ * the old ones into @saved.  kprof's lowered max rate persists while it
+ * stays loaded (as perf's sysctl does), and kprof refuses a frequency
+ * above it, as perf_event_open() does: a test asking for -F N after
+ * another test lowered it needs this.  0, or -1 with errno.
+ */
+static inline int tp_kprof_relax(struct kprof_throttle_config *saved, int percent)
+{
+	struct kprof_throttle_config t;
+	int fd = open(KP_DEV, O_RDONLY), ret = -1;
+
+	if (fd < 0)
+		return -1;
+	memset(saved, 0, sizeof(*saved));
+	saved->size = sizeof(*saved);
+	if (ioctl(fd, KPROF_IOC_GET_THROTTLE, saved))
+		goto out;
+	t = *saved;
+	/* The rate first, while the percent still allows writing it. */
+	t.max_sample_rate = TP_DEFAULT_RATE;
+	if (ioctl(fd, KPROF_IOC_SET_THROTTLE, &t))
+		goto out;
+	t.cpu_time_max_percent = percent;
+	ret = ioctl(fd, KPROF_IOC_SET_THROTTLE, &t);
+out:
+	close(fd);
+	return ret;
+}
+
+static inline void tp_kprof_restore(const struct kprof_throttle_config *saved)
+{
+	struct kprof_throttle_config t = *saved;
+	int fd = open(KP_DEV, O_RDONLY);
+
+	if (fd < 0)
+		return;
+	t.max_sample_rate = TP_DEFAULT_RATE;
+	t.cpu_time_max_percent = TP_DEFAULT_PERCENT;
+	ioctl(fd, KPROF_IOC_SET_THROTTLE, &t);
+	ioctl(fd, KPROF_IOC_SET_THROTTLE, saved);
+	close(fd);
 }
 
 #endif /* KPROF_TESTPMU_H */

@@ -25,44 +25,6 @@
 #define HOT3		"tests/progs/hot3"
 #define OUT_LEN		(4 << 20)
 
-/* kprof's own throttle knobs: default max rate and @percent; old ones in @saved. */
-static int kprof_relax(struct kprof_throttle_config *saved, int percent)
-{
-	struct kprof_throttle_config t;
-	int fd = open(KP_DEV, O_RDONLY), ret = -1;
-
-	if (fd < 0)
-		return -1;
-	memset(saved, 0, sizeof(*saved));
-	saved->size = sizeof(*saved);
-	if (ioctl(fd, KPROF_IOC_GET_THROTTLE, saved))
-		goto out;
-	t = *saved;
-	/* The rate first, while the percent still allows writing it. */
-	t.max_sample_rate = TP_DEFAULT_RATE;
-	if (ioctl(fd, KPROF_IOC_SET_THROTTLE, &t))
-		goto out;
-	t.cpu_time_max_percent = percent;
-	ret = ioctl(fd, KPROF_IOC_SET_THROTTLE, &t);
-out:
-	close(fd);
-	return ret;
-}
-
-static void kprof_restore(const struct kprof_throttle_config *saved)
-{
-	struct kprof_throttle_config t = *saved;
-	int fd = open(KP_DEV, O_RDONLY);
-
-	if (fd < 0)
-		return;
-	t.max_sample_rate = TP_DEFAULT_RATE;
-	t.cpu_time_max_percent = TP_DEFAULT_PERCENT;
-	ioctl(fd, KPROF_IOC_SET_THROTTLE, &t);
-	ioctl(fd, KPROF_IOC_SET_THROTTLE, saved);
-	close(fd);
-}
-
 FIXTURE(tpk) {
 	struct kprof_throttle_config saved;
 	int relaxed;
@@ -77,8 +39,9 @@ FIXTURE_SETUP(tpk)
 		SKIP(return, "no %s (kprof.ko not loaded)", KP_DEV);
 	if (tp_type() < 0)
 		SKIP(return, "no %s (load it: tests/vm/run --testpmu)", TP_SYSFS);
-	ASSERT_EQ(0, tp_reset_sysctls());
-	ASSERT_EQ(0, kprof_relax(&self->saved, TP_DEFAULT_PERCENT)) TH_LOG("%s", strerror(errno));
+	/* kprof's capture, not the throttles, is under test: both off. */
+	ASSERT_EQ(0, tp_controller_off());
+	ASSERT_EQ(0, tp_kprof_relax(&self->saved, 0)) TH_LOG("%s", strerror(errno));
 	self->relaxed = 1;
 	self->out = malloc(OUT_LEN);
 	ASSERT_NE(NULL, self->out);
@@ -87,7 +50,7 @@ FIXTURE_SETUP(tpk)
 FIXTURE_TEARDOWN(tpk)
 {
 	if (self->relaxed)
-		kprof_restore(&self->saved);
+		tp_kprof_restore(&self->saved);
 	tp_reset_sysctls();
 	free(self->out);
 }
@@ -268,7 +231,7 @@ TEST_F_TIMEOUT(tpk, freq_converges, 90)
 		SKIP(return, "needs CPU %d online", FREQ_CPU);
 	ASSERT_EQ(0, kp_prog_path(spin, sizeof(spin), "spin"));
 	ASSERT_EQ(0, tp_write_u64(TP_MAX_PERCENT, 0));
-	ASSERT_EQ(0, kprof_relax(&off, 0));
+	ASSERT_EQ(0, tp_kprof_relax(&off, 0));
 	ASSERT_EQ(0, freq_log_init(&kl, FREQ_CPU));
 	ASSERT_EQ(0, freq_log_init(&pl, FREQ_CPU));
 
@@ -328,7 +291,7 @@ TEST_F_TIMEOUT(tpk, freq_converges, 90)
 	waitpid(spinner, NULL, 0);
 	ASSERT_EQ(0, kp_check_conserved_all(&b, 1)) TH_LOG("%s", b.err);
 	kp_close(fd, &b);
-	kprof_restore(&off);
+	tp_kprof_restore(&off);
 
 	ASSERT_EQ(0, tp_run("perf script -i " FREQ_PERF_DATA " -F time,period",
 			    self->out, OUT_LEN)) TH_LOG("%.2000s", self->out);

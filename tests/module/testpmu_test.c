@@ -173,8 +173,8 @@ TEST_F(testpmu, perf_record_all_cpus)
  * With 50 us per NMI, 20 times perf's default budget of 2.5 us
  * (perf_sample_allowed_ns at 100000 Hz, HZ=250, 25%), the kernel's EWMA
  * (1/128 per sample) of the NMI's duration passes the budget within a
- * few NMIs, and the controller logs its line and lowers the sysctl; the
- * last logged value is the sysctl's value.
+ * few NMIs, and the controller logs its line and lowers the sysctl, at
+ * most to the last value it logged.
  */
 TEST_F(testpmu, cost_controller_lowers_rate)
 {
@@ -206,7 +206,13 @@ TEST_F(testpmu, cost_controller_lowers_rate)
 	}
 	EXPECT_LT(0, lines) TH_LOG("the kernel never logged 'interrupt took too long'");
 	EXPECT_GT(TP_DEFAULT_RATE, rate);
-	EXPECT_EQ(logged, rate);
+	/*
+	 * perf_duration_warn() logs through printk_ratelimited(): steps past
+	 * the burst go unlogged, and the rate only goes down, so the sysctl
+	 * is at most the last value logged.
+	 */
+	EXPECT_LT(0, logged);
+	EXPECT_GE(logged, rate);
 }
 
 /* nmi_cost_ns takes 0 ... TICK_NSEC/2 and names its bound when refusing. */
