@@ -104,13 +104,10 @@ kmod: | $(if $(wildcard $(KDIR)/Makefile),,deps)
 user:
 	$(MAKE) -C user
 
-# Test programs; they link user/libkprof.a when user/ provides one.  The
-# test-only PMU stand-in (tests/testpmu/) is built for each test-bed kernel
-# into build/<series>/testpmu/, with kprof.ko, as tests/vm/run builds them.
+# Test programs; they link user/libkprof.a when user/ provides one.
 tests: $(if $(wildcard user/Makefile),user) | $(NEED_DEPS)
 	$(MAKE) -C tests
 	$(MAKE) -C tests/experiments
-	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --testpmu --build-only || exit; done
 
 # `make lint` first (it is fast), then prove runs every entry as a program
 # (--exec ''): the host test binaries, the test bed's own tests, and one VM
