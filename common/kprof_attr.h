@@ -32,6 +32,11 @@
 
 #define KPROF_ATTR_PRECISE_SAMPLE_TYPE	PERF_SAMPLE_CALLCHAIN
 
+/* The frames asked of the PMU's chain: what kprof records, at most 127. */
+#define KPROF_ATTR_MAX_STACK(cfg)					\
+	((cfg)->kernel_stack + (cfg)->user_stack < 127 ?		\
+	 (cfg)->kernel_stack + (cfg)->user_stack : 127)
+
 /* The precise-event part of the attr kprof builds from @cfg. */
 static inline void kprof_attr_precise(struct perf_event_attr *attr,
 				      const struct kprof_config *cfg)
@@ -40,10 +45,19 @@ static inline void kprof_attr_precise(struct perf_event_attr *attr,
 	if (!cfg->precise_ip)
 		return;
 	attr->sample_type |= KPROF_ATTR_PRECISE_SAMPLE_TYPE;
-	/* Only the chains kprof records; their depth is the sysctl's. */
+	/* Only the chains kprof records. */
 	attr->exclude_callchain_kernel =
 		!(cfg->flags & KPROF_CFG_CALLCHAIN_KERNEL);
 	attr->exclude_callchain_user = !(cfg->flags & KPROF_CFG_CALLCHAIN_USER);
+	/*
+	 * Their depth: perf_copy_attr() fills in the sysctl's default only
+	 * for perf_event_open(); a kernel counter keeps what it is given,
+	 * and 0 stores no frame at all (perf_callchain_store(): nr <
+	 * max_stack).  Both chains kprof records, capped at the
+	 * perf_event_max_stack default (127) that get_callchain_buffers()
+	 * allows; a lower sysctl makes START fail with EOVERFLOW.
+	 */
+	attr->sample_max_stack = KPROF_ATTR_MAX_STACK(cfg);
 }
 
 #endif /* _KPROF_ATTR_H */

@@ -61,6 +61,8 @@ FIXTURE_SETUP(attr)
 	self->cfg.sample = 100003;	/* a period: where large PEBS applies */
 	self->cfg.precise_ip = variant->precise_ip;
 	self->cfg.flags = variant->flags;
+	self->cfg.kernel_stack = 32;
+	self->cfg.user_stack = 16;
 	memset(&self->attr, 0, sizeof(self->attr));
 	kprof_attr_precise(&self->attr, &self->cfg);
 }
@@ -90,6 +92,22 @@ TEST_F(attr, chain_parts_as_configured)
 		  (int)self->attr.exclude_callchain_kernel);
 	EXPECT_EQ(!(variant->flags & KPROF_CFG_CALLCHAIN_USER),
 		  (int)self->attr.exclude_callchain_user);
+}
+
+/*
+ * A kernel counter's chain depth is what the attr says (0: no frames,
+ * perf_copy_attr() is not on its path), capped at the sysctl's default.
+ */
+TEST_F(attr, chain_depth_asked)
+{
+	if (!variant->precise_ip)
+		return;
+	EXPECT_EQ(self->cfg.kernel_stack + self->cfg.user_stack,
+		  (int)self->attr.sample_max_stack);
+	self->cfg.kernel_stack = KPROF_MAX_STACK;
+	self->cfg.user_stack = KPROF_MAX_STACK;
+	kprof_attr_precise(&self->attr, &self->cfg);
+	EXPECT_EQ(127, (int)self->attr.sample_max_stack);
 }
 
 TEST_HARNESS_MAIN
