@@ -33,9 +33,12 @@
 #define KPROF_ATTR_PRECISE_SAMPLE_TYPE	PERF_SAMPLE_CALLCHAIN
 
 /* The frames asked of the PMU's chain: what kprof records, at most 127. */
-#define KPROF_ATTR_MAX_STACK(cfg)					\
-	((cfg)->kernel_stack + (cfg)->user_stack < 127 ?		\
-	 (cfg)->kernel_stack + (cfg)->user_stack : 127)
+static inline __u16 kprof_attr_max_stack(const struct kprof_config *cfg)
+{
+	unsigned int n = cfg->kernel_stack + cfg->user_stack;
+
+	return n < 127 ? n : 127;
+}
 
 /* The precise-event part of the attr kprof builds from @cfg. */
 static inline void kprof_attr_precise(struct perf_event_attr *attr,
@@ -57,7 +60,7 @@ static inline void kprof_attr_precise(struct perf_event_attr *attr,
 	 * perf_event_max_stack default (127) that get_callchain_buffers()
 	 * allows; a lower sysctl makes START fail with EOVERFLOW.
 	 */
-	attr->sample_max_stack = KPROF_ATTR_MAX_STACK(cfg);
+	attr->sample_max_stack = kprof_attr_max_stack(cfg);
 }
 
 #endif /* _KPROF_ATTR_H */
