@@ -38,6 +38,7 @@
 #include "kselftest_harness.h"
 
 #include "../host/grammar.h"
+#include "hot3_tally.h"
 
 #define KPROFCAT	"user/kprofcat"
 #define HOT3		"tests/progs/hot3"
@@ -171,36 +172,21 @@ static double share_tolerance(double pct, double n)
 
 TEST_F_TIMEOUT(kprofcat, hot3_shares_and_callers, 120)
 {
-	unsigned long a = 0, b = 0, c = 0, a_chain = 0, b_chain = 0, c_chain = 0;
-	char *out, *err, *line, *save = NULL;
+	unsigned long a, b, c, a_chain, b_chain, c_chain;
+	struct hot3_tally t;
+	char *out, *err;
 	double sa, sb, sc, total;
 
 	need_device(_metadata);
 	ASSERT_EQ(0, run(KPROFCAT " -e cpu-clock -F 997 -g --folded -- " HOT3 " 3", &out, &err))
 		TH_LOG("%s", err);
-	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *sp = strrchr(line, ' ');
-		unsigned long n;
-
-		if (!sp || strncmp(line, "hot3;", 5))
-			continue;
-		n = strtoul(sp + 1, NULL, 10);
-		*sp = '\0';
-		/* Leaf is the hot function (kernel frames may follow it). */
-		if (strstr(line, ";hot_a")) {
-			a += n;
-			if (strstr(line, ";main;run;stage_a;hot_a"))
-				a_chain += n;
-		} else if (strstr(line, ";hot_b")) {
-			b += n;
-			if (strstr(line, ";main;run;stage_b;mix_b;hot_b"))
-				b_chain += n;
-		} else if (strstr(line, ";hot_c")) {
-			c += n;
-			if (strstr(line, ";main;run;stage_c;hot_c"))
-				c_chain += n;
-		}
-	}
+	hot3_tally(out, &t);
+	a = t.n[0];
+	b = t.n[1];
+	c = t.n[2];
+	a_chain = t.chain[0];
+	b_chain = t.chain[1];
+	c_chain = t.chain[2];
 	total = a + b + c;
 	/* Fewer and the share check below says nothing: fail, do not pass. */
 	ASSERT_GT(total, 100) TH_LOG("only %.0f samples in hot functions; stderr: %s", total, err);

@@ -21,6 +21,8 @@
 
 #include "kselftest_harness.h"
 
+#include "hot3_tally.h"
+
 #define KPROFCAT	"user/kprofcat"
 #define HOT3		"tests/progs/hot3"
 #define OUT_LEN		(4 << 20)
@@ -57,36 +59,20 @@ FIXTURE_TEARDOWN(tpk)
 
 TEST_F_TIMEOUT(tpk, hot3_shares_and_callers, 120)
 {
-	unsigned long a = 0, b = 0, c = 0, a_chain = 0, b_chain = 0, c_chain = 0;
-	char *line, *save = NULL;
+	unsigned long a, b, c, a_chain, b_chain, c_chain;
+	struct hot3_tally t;
 	double sa, sb, sc, total;
 
 	KP_RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, tp_run(KPROFCAT " -e kprof_testpmu// -F 997 -g --folded -- " HOT3 " 6",
 			    self->out, OUT_LEN)) TH_LOG("%.2000s", self->out);
-	for (line = strtok_r(self->out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *sp = strrchr(line, ' ');
-		unsigned long n;
-
-		if (!sp || strncmp(line, "hot3;", 5))
-			continue;
-		n = strtoul(sp + 1, NULL, 10);
-		*sp = '\0';
-		/* Leaf is the hot function (kernel frames may follow it). */
-		if (strstr(line, ";hot_a")) {
-			a += n;
-			if (strstr(line, ";main;run;stage_a;hot_a"))
-				a_chain += n;
-		} else if (strstr(line, ";hot_b")) {
-			b += n;
-			if (strstr(line, ";main;run;stage_b;mix_b;hot_b"))
-				b_chain += n;
-		} else if (strstr(line, ";hot_c")) {
-			c += n;
-			if (strstr(line, ";main;run;stage_c;hot_c"))
-				c_chain += n;
-		}
-	}
+	hot3_tally(self->out, &t);
+	a = t.n[0];
+	b = t.n[1];
+	c = t.n[2];
+	a_chain = t.chain[0];
+	b_chain = t.chain[1];
+	c_chain = t.chain[2];
 	total = a + b + c;
 	/*
 	 * A share's standard error is sqrt(p(1-p)/N), at most sqrt(0.24/N)
