@@ -6,7 +6,7 @@
 #
 #   make demo    boot the 6.1 test-bed VM, profile tests/progs/demo with kprofcat
 #   make check   host tests + the in-guest suite on every test-bed kernel
-#                (VM_KERNELS: 6.1, 6.12, newest, 6.1-rt), through prove
+#                (VM_KERNELS: 6.1, 6.12, newest, 6.1-rt, debug), through prove
 #   make check-quick  the same on 6.1 only, for iteration
 #   make lint    checkpatch --strict and sparse on the kernel code
 #   make dkms-check  dkms builds kprof.ko for both test-bed kernels (no install)
@@ -17,8 +17,10 @@ export KPROF_CACHE
 
 # The test-bed kernels (tests/vm/run --kernel): Debian 12's 6.1 and 6.12
 # cloud kernels, the newest cloud kernel Debian ships (7.x, built in a
-# chroot) and Debian 12's 6.1 PREEMPT_RT.
-VM_KERNELS := 6.1 6.12 newest 6.1-rt
+# chroot), Debian 12's 6.1 PREEMPT_RT, and the debug kernel (Debian's 6.1
+# source and cloud config with KASAN, lockdep, UBSAN, KFENCE...: built by
+# scripts/debug-kernel).
+VM_KERNELS := 6.1 6.12 newest 6.1-rt debug
 
 # The deps rule below comes before `all`; plain `make` still means all.
 .DEFAULT_GOAL := all
@@ -44,9 +46,11 @@ KBUILD_WERROR := $(if $(KPROF_WERROR),KCFLAGS=-Werror)
 # Everything the test bed needs; `make deps` runs when any is missing.
 # scripts/deps writes a kernel's build.env once its image, headers and
 # build chroot (if any) are in place; scripts/kbuild checks the headers.
+# The debug kernel is complete once its slowdown is measured too.
 MISSING_KERNELS := $(strip $(foreach k,$(VM_KERNELS),$(if $(and \
 	$(wildcard $(KPROF_CACHE)/kernels/$(k)/current/vmlinuz), \
-	$(wildcard $(KPROF_CACHE)/kernels/$(k)/current/build.env)),,$(k))))
+	$(wildcard $(KPROF_CACHE)/kernels/$(k)/current/build.env), \
+	$(if $(filter debug,$(k)),$(wildcard $(KPROF_CACHE)/kernels/$(k)/current/slowdown),ok)),,$(k))))
 DEPS_OK := $(and $(if $(MISSING_KERNELS),,kernels), \
 	$(wildcard $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl), \
 	$(shell command -v qemu-system-x86_64), $(shell command -v busybox), \
