@@ -336,9 +336,10 @@ TEST(capture_replays_to_the_same_text)
 	unlink(path);
 }
 
-TEST(capture_refuses_other_versions_and_truncation)
+TEST(capture_refuses_other_versions_and_tells_truncation)
 {
 	char path[] = "/tmp/kprofcat-capture-XXXXXX";
+	struct capture_cut cut;
 	struct capture_writer *w;
 	struct kpcap_header h;
 	uint32_t type, arg;
@@ -363,12 +364,16 @@ TEST(capture_refuses_other_versions_and_truncation)
 	EXPECT_EQ(0, capture__next(r, &type, &arg, &data, &len));
 	capture__close_reader(r);
 
-	/* Cut off the END section. */
+	/* Cut off the END section: the end, and capture__cut() says where. */
 	ASSERT_EQ(0, truncate(path, sizeof(h) + 16 + 8));
 	r = capture__open(path);
 	ASSERT_NE(NULL, r);
 	EXPECT_EQ(1, capture__next(r, &type, &arg, &data, &len));
-	EXPECT_EQ(-EBADMSG, capture__next(r, &type, &arg, &data, &len));
+	EXPECT_EQ(0, capture__cut(r, &cut));
+	EXPECT_EQ(0, capture__next(r, &type, &arg, &data, &len));
+	EXPECT_EQ(1, capture__cut(r, &cut));
+	EXPECT_EQ(sizeof(h) + 16 + 8, cut.at);
+	EXPECT_EQ(0, cut.type);
 	capture__close_reader(r);
 
 	/* Version 2. */
