@@ -306,10 +306,10 @@ static int cmd_profile(int argc, char **argv)
 			out = output_script__new(stdout, event_name);
 			break;
 		case FMT_FOLDED:
-			out = output_folded__new(stdout, weight_period);
+			out = output_folded__new(stdout, weight_period, event_name);
 			break;
 		case FMT_REPORT:
-			out = output_report__new(stdout, event_name);
+			out = output_report__new(stdout, event_name, NULL);
 			break;
 		case FMT_STATS:
 			out = output_stats__new(stdout, json);

@@ -58,8 +58,8 @@ static int start(struct run *r, enum fmt fmt, struct capture_writer *cap)
 	if (!r->f)
 		return -1;
 	r->out = fmt == SCRIPT ? output_script__new(r->f, "cpu-clock") :
-		 fmt == FOLDED ? output_folded__new(r->f, 0) :
-		 output_report__new(r->f, "cpu-clock");
+		 fmt == FOLDED ? output_folded__new(r->f, 0, "cpu-clock") :
+		 output_report__new(r->f, "cpu-clock", NULL);
 	so.out = r->out;
 	r->s = session__new(&so, ksyms__new(kallsyms, sizeof(kallsyms) - 1));
 	if (!r->out || !r->s)
@@ -219,7 +219,7 @@ TEST(folded_is_root_first_with_kernel_suffix)
 	free(r.text);
 }
 
-TEST(report_counts_self_and_total)
+TEST(report_counts_children_and_self)
 {
 	struct run r;
 
@@ -227,11 +227,14 @@ TEST(report_counts_self_and_total)
 	ASSERT_EQ(0, start(&r, REPORT, NULL));
 	ASSERT_EQ(0, feed(&r));
 	ASSERT_EQ(0, finish(&r));
-	EXPECT_NE(NULL, strstr(r.text, "# kprofcat report: 3 samples of cpu-clock\n")) TH_LOG("%s", r.text);
-	EXPECT_NE(NULL, strstr(r.text, "   33.33%   33.33%        1        1  do_syscall_64 ([kernel.kallsyms])\n"))
+	EXPECT_NE(NULL, strstr(r.text, "# Total Lost Samples: 7 (full 7, nested 0, stopped 0, throttled 0)\n"))
 		TH_LOG("%s", r.text);
-	/* [unknown] ([unknown]) is a caller in two samples, leaf in none. */
-	EXPECT_NE(NULL, strstr(r.text, "    0.00%   66.67%        0        2  [unknown] ([unknown])\n"))
+	EXPECT_NE(NULL, strstr(r.text, "# Samples: 3 of event 'cpu-clock'\n")) TH_LOG("%s", r.text);
+	EXPECT_NE(NULL, strstr(r.text, "# Throttles: 1, rate lowerings: 0\n")) TH_LOG("%s", r.text);
+	EXPECT_NE(NULL, strstr(r.text, "    33.33%    33.33%  hot 3      [kernel.kallsyms]  [k] do_syscall_64\n"))
+		TH_LOG("%s", r.text);
+	/* An unknown user frame is a caller in two samples (of two comms), leaf in none. */
+	EXPECT_NE(NULL, strstr(r.text, "    33.33%     0.00%  hot 3      [unknown]          [.] [unknown]\n"))
 		TH_LOG("%s", r.text);
 	free(r.text);
 }
