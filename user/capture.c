@@ -156,18 +156,45 @@ int capture__close(struct capture_writer *w)
 	return -err;
 }
 
-int capture__is_capture(const char *path)
+int capture__check(const char *path)
 {
 	char magic[8];
-	FILE *f = fopen(path, "r");
-	int yes;
+	struct stat st;
+	ssize_t n;
+	int fd, err;
 
-	if (!f)
-		return 0;
-	yes = fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
-	      !memcmp(magic, KPCAP_MAGIC, sizeof(magic));
-	fclose(f);
-	return yes;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		err = errno;
+		p_err("cannot read capture file %s: %s%s", path, strerror(err),
+		      err == EACCES ? " (read it as its owner or root)" : "");
+		if (fd >= 0)
+			close(fd);
+		return -err;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		p_err("%s is a directory, not a capture file (captures are written with kprofcat -o FILE)",
+		      path);
+		return -EISDIR;
+	}
+	n = read(fd, magic, sizeof(magic));
+	err = errno;
+	close(fd);
+	if (n < 0) {
+		p_err("cannot read capture file %s: %s", path, strerror(err));
+		return -err;
+	}
+	if (n == 0) {
+		p_err("%s is empty, not a kprofcat capture (did its recording write nothing?)", path);
+		return -EINVAL;
+	}
+	if (n != sizeof(magic) || memcmp(magic, KPCAP_MAGIC, sizeof(magic))) {
+		p_err("%s is not a kprofcat capture: it does not start with \"" KPCAP_MAGIC
+		      "\" (captures are written with kprofcat -o FILE)", path);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 struct capture_reader *capture__open(const char *path)

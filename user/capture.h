@@ -139,7 +139,11 @@ int capture__cut(const struct capture_reader *r, struct capture_cut *c);
 int capture__pev(const void *data, size_t len, struct pev *e);
 /* The writer's version from the header ("" when it predates it). */
 const char *capture__writer_version(const struct capture_reader *r);
-/* Whether PATH starts with the capture magic. */
-int capture__is_capture(const char *path);
+/*
+ * Whether PATH can be read as a capture: 0, or -errno after a message
+ * saying what is wrong (ENOENT, EACCES, EISDIR, ..., EINVAL: not a
+ * capture).
+ */
+int capture__check(const char *path);
 
 #endif

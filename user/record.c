@@ -321,6 +321,7 @@ int record__live(struct record_opts *o)
 	else
 		sb = sideband__open(-1);
 	so.cap = cap;
+	so.sf = o->sf;
 	so.proc_fallback = !sb;
 	if (o->pid && !o->all) {
 		so.filter = FILTER_PID;

@@ -22,6 +22,7 @@ struct record_opts {
 	const char *out_path;	/* -o */
 	struct output *out;	/* NULL: -o alone */
 	int want_stats;		/* fill the summary from the device */
+	struct sample_filter sf;	/* --tid, --comm, ... (session.h) */
 };
 
 /* Returns the exit status kprofcat should exit with. */
