@@ -25,11 +25,12 @@
 static const char *check_sample(const struct capture_check *c, unsigned int cpu,
 				const struct kprof_sample *s, size_t len, char *why, size_t n)
 {
-	size_t nr = (size_t)s->nr_kernel + s->nr_user, i;
 	int user = s->header.misc & KPROF_MISC_USER;
+	size_t nr, i;
 
 	if (len < sizeof(*s))
 		return "shorter than a SAMPLE";
+	nr = (size_t)s->nr_kernel + s->nr_user;
 	if (s->nr_kernel > KPROF_MAX_STACK || s->nr_user > KPROF_MAX_STACK ||
 	    len != sizeof(*s) + nr * sizeof(__u64)) {
 		snprintf(why, n, "%u kernel + %u user frames do not fill its %zu bytes",

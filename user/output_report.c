@@ -173,19 +173,17 @@ static int report_event(struct output *o, const struct kp_record *r)
 	return 0;
 }
 
-/* The entry key of symbol SYM in a stack of COMM: the --sort fields. */
-static struct entry *entry_of(struct report *rp, struct strmap *map, const char *comm,
-			      uint32_t sym)
+/* The entry (its index) of symbol SYM in a stack of COMM: the --sort fields. */
+static long entry_of(struct report *rp, struct strmap *map, const char *comm, uint32_t sym)
 {
-	char key[512];
-	size_t n = 0;
-	unsigned int k;
+	const struct rsym *s = &rp->syms[sym];
 	struct strmap_entry *e;
 	struct entry *en;
+	char key[512];
+	unsigned int k;
+	size_t n = 0;
 
 	for (k = 0; k < rp->nr_keys; k++) {
-		const struct rsym *s = &rp->syms[sym];
-
 		if (rp->keys[k] == KEY_COMM)
 			n += snprintf(key + n, sizeof(key) - n, "%s\x01", comm);
 		else if (rp->keys[k] == KEY_DSO)
@@ -198,84 +196,88 @@ static struct entry *entry_of(struct report *rp, struct strmap *map, const char 
 	}
 	e = strmap__get(map, key, n);
 	if (!e)
-		return NULL;
+		return -1;
 	if (e->a)
-		return &rp->entries[e->a - 1];
+		return e->a - 1;
 	if (rp->nr_entries == rp->cap_entries) {
 		size_t c = rp->cap_entries ? 2 * rp->cap_entries : 256;
 
 		en = realloc(rp->entries, c * sizeof(*en));
 		if (!en)
-			return NULL;
+			return -1;
 		rp->entries = en;
 		rp->cap_entries = c;
 	}
-	en = &rp->entries[rp->nr_entries++];
+	en = &rp->entries[rp->nr_entries];
 	memset(en, 0, sizeof(*en));
 	en->comm = strdup(comm);
 	en->sym = sym;
 	en->graph.sym = sym;
-	e->a = rp->nr_entries;
-	return en->comm ? en : NULL;
+	if (!en->comm)
+		return -1;
+	e->a = ++rp->nr_entries;
+	return e->a - 1;
+}
+
+/*
+ * -g: the path below entry IDX[I] in its graph.  Caller order: from the
+ * entry's outermost frame down to the leaf; callee order: from its
+ * innermost up to the root.  Without children, rows are leaves: their
+ * graph is their callers'.
+ */
+static unsigned int graph_path(const struct report *rp, const long *idx, const uint32_t *ids,
+			       unsigned int nr, unsigned int i, uint32_t *path)
+{
+	unsigned int j, k = 0;
+
+	if (rp->ro.call_graph == REPORT_CALLER && !rp->ro.no_children) {
+		for (j = nr; j-- > i;)
+			if (idx[j] == idx[i])
+				break;
+		while (j-- > 0)
+			path[k++] = ids[j];
+	} else {
+		for (j = i + 1; j < nr; j++)
+			path[k++] = ids[j];
+	}
+	return k;
 }
 
 /* Stack number NO (1-based): add it to the entries its frames fall in. */
 static int add_stack(struct report *rp, struct strmap *map, const struct strmap_entry *st,
 		     uint64_t no)
 {
-	uint32_t ids[2 * KPROF_MAX_STACK + 1];
+	uint32_t ids[2 * KPROF_MAX_STACK + 1], path[2 * KPROF_MAX_STACK + 1];
 	size_t clen = (unsigned char)st->key[0] - 1;
 	const char *p = st->key + 1 + clen;
+	long idx[2 * KPROF_MAX_STACK + 1];
 	char comm[KPROF_COMM_LEN + 1];
-	unsigned int nr = 0, i;
+	unsigned int nr = 0, i, k;
 	struct entry *e;
 
 	memcpy(comm, st->key + 1, clen);
 	comm[clen] = '\0';
 	while (*p && nr < sizeof(ids) / sizeof(ids[0]))
 		p = get_id(p, &ids[nr++]);
-	for (i = 0; i < nr; i++) {
-		e = entry_of(rp, map, comm, ids[i]);
-		if (!e)
+	/* Without children only the leaf's entry counts. */
+	for (i = 0; i < nr && (!i || !rp->ro.no_children); i++) {
+		idx[i] = entry_of(rp, map, comm, ids[i]);
+		if (idx[i] < 0)
 			return -1;
+	}
+	for (i = 0; i < nr && (!i || !rp->ro.no_children); i++) {
+		e = &rp->entries[idx[i]];
 		if (!i) {
 			e->self += st->a;
 			e->samples += st->b;
 		}
-		if (rp->ro.no_children)
-			break;
 		if (e->mark == no)	/* recursion: once per stack */
 			continue;
 		e->mark = no;
 		e->children += st->a;
-	}
-	if (!rp->ro.call_graph)
-		return 0;
-	/*
-	 * Caller order: from the entry's outermost frame down to the leaf;
-	 * callee order: from its innermost up to the root.  Without
-	 * children, rows are leaves: their graph is their callers'.
-	 */
-	for (i = 0; i < nr; i++) {
-		unsigned int j, k = 0;
-		uint32_t path[2 * KPROF_MAX_STACK + 1];
-
-		e = entry_of(rp, map, comm, ids[i]);
-		if (e->mark == ~no)
+		if (!rp->ro.call_graph)
 			continue;
-		if (rp->ro.no_children && i)
-			break;
-		e->mark = ~no;
-		if (rp->ro.call_graph == REPORT_CALLER && !rp->ro.no_children) {
-			for (j = nr; j-- > 0;)
-				if (entry_of(rp, map, comm, ids[j]) == e)
-					break;
-			while (j-- > 0)
-				path[k++] = ids[j];
-		} else {
-			for (j = i + 1; j < nr; j++)
-				path[k++] = ids[j];
-		}
+		k = graph_path(rp, idx, ids, nr, i, path);
 		if (rgraph__add(&e->graph, path, k, st->a))
 			return -1;
 	}
@@ -285,12 +287,14 @@ static int add_stack(struct report *rp, struct strmap *map, const struct strmap_
 static int cmp_entry(const void *a, const void *b)
 {
 	const struct entry *x = a, *y = b;
+	int c;
 
 	if (x->children != y->children)
 		return x->children > y->children ? -1 : 1;
 	if (x->self != y->self)
 		return x->self > y->self ? -1 : 1;
-	return strcmp(x->comm, y->comm) ? strcmp(x->comm, y->comm) : (x->sym > y->sym) - (x->sym < y->sym);
+	c = strcmp(x->comm, y->comm);
+	return c ? c : (x->sym > y->sym) - (x->sym < y->sym);
 }
 
 /* Column K's text for entry E. */
