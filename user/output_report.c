@@ -109,12 +109,15 @@ static int note_sym(struct report *rp, const struct out_frame *f)
 	return s->path && (!f->sym || s->name) ? 0 : -1;
 }
 
-/* A symbol id as 1-5 bytes, none of them 0 (strmap keys are strings). */
+/*
+ * A symbol id as 1-6 bytes, none of them 0 (strmap keys are strings):
+ * 6 bits a byte, plus 1, bit 7 set on all but the last.
+ */
 static char *put_id(char *p, uint32_t id)
 {
 	do {
-		*p++ = (char)(1 + (id & 0x7f) + (id > 0x7f ? 0x80 : 0));
-		id >>= 7;
+		*p++ = (char)((1 + (id & 0x3f)) | (id > 0x3f ? 0x80 : 0));
+		id >>= 6;
 	} while (id);
 	return p;
 }
@@ -128,7 +131,7 @@ static const char *get_id(const char *p, uint32_t *id)
 	do {
 		c = (unsigned char)*p++;
 		*id |= (uint32_t)((c & 0x7f) - 1) << shift;
-		shift += 7;
+		shift += 6;
 	} while (c & 0x80);
 	return p;
 }
@@ -142,7 +145,7 @@ static int report_sample(struct output *o, const struct kp_record *r,
 			 const struct out_frame *f, unsigned int nr)
 {
 	struct report *rp = (struct report *)o;
-	char key[KPROF_COMM_LEN + 2 + (2 * KPROF_MAX_STACK + 1) * 5], *p;
+	char key[KPROF_COMM_LEN + 2 + (2 * KPROF_MAX_STACK + 1) * 6], *p;
 	struct strmap_entry *e;
 	unsigned int i;
 

@@ -237,4 +237,51 @@ TEST(g_callee_graphs_go_up_to_the_roots)
 	free(t);
 }
 
+/*
+ * Symbol ids past 63, 4095 and more (the report keys stacks by their
+ * ids, 6 bits a byte): 42 samples of 100 distinct frames each, 4200
+ * symbols, every one of them a row with 1/42 of the period.
+ */
+TEST(many_symbols_keep_their_rows)
+{
+	struct session_opts so = { .window_ns = 1000000 };
+	size_t klen = 0, len, n;
+	char *ks = NULL, *text = NULL, *p;
+	uint64_t ips[100];
+	unsigned char buf[1024];
+	struct session *s;
+	FILE *kf = open_memstream(&ks, &klen), *f = open_memstream(&text, &len);
+	int i, j, rows = 0, leaves = 0;
+
+	ASSERT_NE(NULL, kf);
+	ASSERT_NE(NULL, f);
+	for (i = 0; i < 4200; i++)
+		fprintf(kf, "%llx T fn_%d\n", 0xffffffff81000000ULL + 0x100ULL * i, i);
+	fclose(kf);
+	so.out = output_report__new(f, "cpu-clock", NULL);
+	s = session__new(&so, ksyms__new(ks, klen));
+	ASSERT_NE(NULL, s);
+	for (i = 0; i < 42; i++) {
+		for (j = 0; j < 100; j++)	/* fn_(100 i) (the leaf) to fn_(100 i + 99) */
+			ips[j] = 0xffffffff81000010ULL + 0x100ULL * (100 * i + j);
+		n = synth_sample(buf, i + 1, 1000 + i, 0, 10, "many", 0, ips, 100, 0);
+		ASSERT_EQ(0, session__record(s, 0, buf, n));
+	}
+	ASSERT_EQ(0, session__flush(s, 1));
+	ASSERT_EQ(0, output__finish(so.out, &(struct out_summary){ .decode = session__decode_stats(s) }));
+	session__free(s);
+	output__free(so.out);
+	fclose(f);
+	for (p = text; (p = strstr(p, "\n     2.38%     0.00%  many     [kernel.kallsyms]  [k] fn_")); p++)
+		rows++;
+	for (p = text; (p = strstr(p, "\n     2.38%     2.38%  many     [kernel.kallsyms]  [k] fn_")); p++)
+		leaves++;
+	EXPECT_EQ(4200 - 42, rows);
+	EXPECT_EQ(42, leaves);
+	EXPECT_NE(NULL, strstr(text, "     2.38%     2.38%  many     [kernel.kallsyms]  [k] fn_4100\n"));
+	EXPECT_NE(NULL, strstr(text, "     2.38%     0.00%  many     [kernel.kallsyms]  [k] fn_4199\n"));
+	free(text);
+	free(ks);
+}
+
 TEST_HARNESS_MAIN
