@@ -4,10 +4,14 @@
  * writes (include/uapi/linux/kprof.h, kmod/kprof_sample.c): sizes exact
  * for the ABI version the header names, frame counts that fill the size,
  * the CPU of the buffer the record came from, pids below PID_MAX_LIMIT, a
- * NUL-terminated comm, zero reserved bits, kernel frames in the kernel's
- * half of the address space, the IP in the half its mode says, and with a
- * fixed period (-c) that period.  User frames are whatever the user stack
- * held (the walker copies them unchecked), so any value is possible.
+ * NUL-terminated comm, zero reserved bits, kernel frames at canonical
+ * kernel addresses, the IP at one of its mode's, the user chain starting
+ * at a user address (it starts with the user-mode IP), and with a fixed
+ * period (-c) that period.  The bounds are x86-64's (kprof's unwinder is
+ * ORC) with 5-level paging, the widest: a kernel address is at or above
+ * 0xff00000000000000, a user one below 0x0100000000000000.  The other
+ * user frames are whatever the user stack held (the walker copies them
+ * unchecked), so any value is possible.
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +21,8 @@
 #include "capture_check.h"
 
 #define PID_MAX_LIMIT		(1U << 22)
-#define KERNEL_HALF		(1ULL << 63)
+#define KERNEL_MIN		0xff00000000000000ULL
+#define USER_END		0x0100000000000000ULL
 #define SAMPLE_MISC		(KPROF_MISC_USER | KPROF_MISC_NMI | KPROF_MISC_USER_FAULT | \
 				 KPROF_MISC_KERNEL_TRUNC | KPROF_MISC_USER_TRUNC)
 #define THROTTLE_MISC		(KPROF_MISC_THROTTLE_OWN | KPROF_MISC_THROTTLE_KERNEL)
@@ -49,13 +54,18 @@ static const char *check_sample(const struct capture_check *c, unsigned int cpu,
 		return "comm not NUL-terminated";
 	if ((s->header.misc & ~SAMPLE_MISC) || s->__reserved)
 		return "reserved bits set";
-	if (!!user == !!(s->ip >= KERNEL_HALF)) {
+	if (user ? s->ip >= USER_END : s->ip < KERNEL_MIN) {
 		snprintf(why, n, "IP %#llx is not a %s address", (unsigned long long)s->ip,
 			 user ? "user" : "kernel");
 		return why;
 	}
+	if (s->nr_user && s->ips[s->nr_kernel] >= USER_END) {
+		snprintf(why, n, "the user chain starts at %#llx, not a user address",
+			 (unsigned long long)s->ips[s->nr_kernel]);
+		return why;
+	}
 	for (i = 0; i < s->nr_kernel; i++) {
-		if (s->ips[i] < KERNEL_HALF) {
+		if (s->ips[i] < KERNEL_MIN) {
 			snprintf(why, n, "kernel frame %zu, %#llx, is not a kernel address", i,
 				 (unsigned long long)s->ips[i]);
 			return why;
