@@ -14,6 +14,7 @@
 #include <linux/kprof.h>
 
 #include "capture.h"
+#include "cli_read.h"
 #include "config.h"
 #include "convert.h"
 #include "output.h"
@@ -23,7 +24,6 @@
 
 #define DEFAULT_DEVICE	"/dev/kprof"
 #define DEFAULT_FREQ	4000
-#define DEFAULT_CAPTURE	"kprof.kpcap"
 
 static void usage(FILE *f)
 {
@@ -86,8 +86,6 @@ enum {
 	OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_BUFFER_PAGES, OPT_WATERMARK,
 	OPT_FOLDED, OPT_WEIGHT, OPT_REPORT, OPT_STATS, OPT_JSON, OPT_NO_DEMANGLE,
 	OPT_VERSION,
-	/* Reading and reporting (read_option()). */
-	OPT_TID, OPT_COMM, OPT_DSO, OPT_SORT, OPT_PERCENT_LIMIT, OPT_NO_CHILDREN,
 };
 
 static const struct option long_opts[] = {
@@ -113,13 +111,7 @@ static const struct option long_opts[] = {
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
-	{ "tid", required_argument, NULL, OPT_TID },
-	{ "comm", required_argument, NULL, OPT_COMM },
-	{ "dso", required_argument, NULL, OPT_DSO },
-	{ "sort", required_argument, NULL, OPT_SORT },
-	{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
-	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
-	{ "show-nr-samples", no_argument, NULL, 'n' },
+	CLI_READ_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -133,135 +125,6 @@ static int parse_u64(const char *opt, const char *s, unsigned long long max,
 	if (errno || end == s || *end || s[0] == '-' || !*out || *out > max) {
 		p_err("bad value '%s' for %s: want a number from 1 to %llu", s, opt, max);
 		return -EINVAL;
-	}
-	return 0;
-}
-
-enum format { FMT_SCRIPT, FMT_FOLDED, FMT_REPORT, FMT_STATS };
-
-/*
- * What reading takes beyond recording's options: the sample filters a
- * capture (-i) gets, and --report's options.
- */
-struct read_opts {
-	struct sample_filter sf;
-	struct report_opts ro;
-	const char *report_opt;	/* a --report-only option given */
-	const char *filter_opt;	/* --tid or --comm given */
-	const char *record_opt;	/* an option that only recording uses */
-};
-
-static int read_option(int opt, const char *arg, struct read_opts *r)
-{
-	unsigned long long v;
-	char *end;
-
-	switch (opt) {
-	case OPT_TID:
-		if (parse_u64("--tid", arg, 1 << 22, &v))
-			return -1;
-		r->sf.tid_set = 1;
-		r->sf.tid = v;
-		r->filter_opt = "--tid";
-		return 0;
-	case OPT_COMM:
-		r->sf.comm = arg;
-		r->filter_opt = "--comm";
-		return 0;
-	case OPT_DSO:
-		r->ro.dso = arg;
-		r->report_opt = "--dso";
-		return 0;
-	case OPT_SORT:
-		r->report_opt = "--sort";
-		return output_report__parse_sort(arg, &r->ro);
-	case OPT_PERCENT_LIMIT:
-		r->report_opt = "--percent-limit";
-		r->ro.percent_limit = strtod(arg, &end);
-		if (end == arg || *end || !(r->ro.percent_limit >= 0) || r->ro.percent_limit > 100) {
-			p_err("bad value '%s' for --percent-limit: want a percentage from 0 to 100", arg);
-			return -1;
-		}
-		return 0;
-	case OPT_NO_CHILDREN:
-		r->ro.no_children = 1;
-		r->report_opt = "--no-children";
-		return 0;
-	case 'n':
-		r->ro.show_samples = 1;
-		r->report_opt = "-n";
-		return 0;
-	}
-	fprintf(stderr, "Try 'kprofcat --help'.\n");
-	return -1;
-}
-
-/*
- * The positional argument: a capture FILE or a DEVICE.  A path that does
- * not exist is a file, unless it is under /dev (then the device's open
- * says to load the module).
- */
-static int positional_is_file(const char *arg)
-{
-	struct stat st;
-
-	if (stat(arg, &st))
-		return errno != ENOENT || strncmp(arg, "/dev/", 5);
-	return !S_ISCHR(st.st_mode);
-}
-
-/* perf's verbs: a mode of plain kprofcat, with perf's default file. */
-struct verb {
-	const char *name;	/* NULL: plain kprofcat */
-	enum format fmt;
-	int record;		/* -o defaults to DEFAULT_CAPTURE */
-};
-
-/*
- * The verbs' defaults: record saves to DEFAULT_CAPTURE; script, report
- * and stat read it when nothing says to record (no FILE, DEVICE, -- CMD,
- * -o or option only recording uses).
- */
-static int read_defaults(const struct verb *vb, struct record_opts *o, const char **input,
-			 int positional, const struct read_opts *rd)
-{
-	if (!vb->name)
-		return 0;
-	if (vb->record) {
-		if (*input) {
-			p_err("'kprofcat record' writes a capture: to read one, use kprofcat script|report|stat -i FILE");
-			return -1;
-		}
-		if (!o->out_path)
-			o->out_path = DEFAULT_CAPTURE;
-		return 0;
-	}
-	if (!*input && !positional && !o->cmd && !o->out_path && !(o->duration > 0) &&
-	    !rd->record_opt)
-		*input = DEFAULT_CAPTURE;
-	return 0;
-}
-
-/* Options of one side used on the other: refused, never ignored. */
-static int check_read_opts(const struct read_opts *rd, const char *input, enum format fmt,
-			   const struct record_opts *o, int has_output)
-{
-	if (rd->report_opt && fmt != FMT_REPORT) {
-		p_err("%s only applies to --report (kprofcat report)", rd->report_opt);
-		return -1;
-	}
-	if (input && rd->record_opt) {
-		p_err("-i reads a capture: %s only applies to recording", rd->record_opt);
-		return -1;
-	}
-	if (input && rd->ro.call_graph && fmt != FMT_REPORT) {
-		p_err("-g with -i only applies to --report (its call graphs): the capture holds the call chains it was recorded with");
-		return -1;
-	}
-	if (rd->filter_opt && o->out_path && !has_output) {
-		p_err("%s filters what is read: with -o alone, give it when reading the capture (kprofcat -i %s %s ...)",
-		      rd->filter_opt, o->out_path, rd->filter_opt);
-		return -1;
 	}
 	return 0;
 }
@@ -416,7 +279,7 @@ static int profile(int argc, char **argv, const struct verb *vb)
 			printf("kprofcat %s\n", KPROF_VERSION);
 			return 0;
 		default:
-			if (read_option(opt, optarg, &rd))
+			if (cli_read__option(opt, optarg, &rd))
 				return 2;
 		}
 	}
@@ -431,13 +294,13 @@ static int profile(int argc, char **argv, const struct verb *vb)
 			      argv[optind + 1]);
 			return 2;
 		}
-		if (positional_is_file(argv[optind]))
+		if (cli_read__is_file(argv[optind]))
 			input = argv[optind];
 		else
 			o.device = argv[optind];
 	}
-	if (read_defaults(vb, &o, &input, optind < argc, &rd) ||
-	    check_read_opts(&rd, input, fmt, &o, !o.out_path || fmt_given))
+	if (cli_read__defaults(vb, &o, &input, optind < argc, &rd) ||
+	    cli_read__check(&rd, input, fmt, &o, !o.out_path || fmt_given))
 		return 2;
 	if (freq && period) {
 		p_err("-F and -c exclude each other: sample by frequency or by period");
