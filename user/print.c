@@ -7,16 +7,21 @@
 
 #include "print.h"
 
-static int quiet;
+static int quiet, no_warnings;
 
 void p_set_quiet(int q)
 {
 	quiet = q;
 }
 
+void p_set_no_warnings(int q)
+{
+	no_warnings = q;
+}
+
 static void p_vprint(const char *kind, const char *fmt, va_list ap)
 {
-	if (quiet)
+	if (quiet || (no_warnings && *kind != 'e'))
 		return;
 	fprintf(stderr, "kprofcat: %s: ", kind);
 	vfprintf(stderr, fmt, ap);
@@ -38,5 +43,14 @@ void p_warn(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	p_vprint("warning", fmt, ap);
+	va_end(ap);
+}
+
+void p_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	p_vprint("info", fmt, ap);
 	va_end(ap);
 }

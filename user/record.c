@@ -21,11 +21,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "capture.h"
 #include "kdev.h"
+#include "kparams.h"
 #include "print.h"
 #include "record.h"
 #include "session.h"
@@ -35,12 +37,12 @@
 #define POLL_MS		50
 #define MAX_POLLFDS	(KPROF_MAX_CPUS + 1)
 
+/* The signal that asked kprofcat to stop (SIGINT, SIGTERM), 0 if none. */
 static volatile sig_atomic_t stop_requested;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	stop_requested = sig;
 }
 
 static double now(void)
@@ -78,14 +80,22 @@ static int write_meta(struct capture_writer *w, const struct record_opts *o,
  * CMD is held until kprof runs.  When kprofcat's stdout carries the
  * profile, CMD's stdout goes to kprofcat's stderr so the two streams
  * never interleave (the parsers reading the profile would choke).
+ * *EXEC_ERR is read once CMD is released: EOF when the exec succeeded
+ * (the pipe is close-on-exec), else the exec's errno.
  */
-static pid_t spawn_held(char **cmd, int stdout_to_stderr, int *go)
+static pid_t spawn_held(char **cmd, int stdout_to_stderr, int *go, int *exec_err)
 {
-	int p[2];
+	int p[2], e[2];
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC)) {
 		p_err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	if (pipe2(e, O_CLOEXEC)) {
+		p_err("pipe: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
 		return -1;
 	}
 	pid = fork();
@@ -93,12 +103,16 @@ static pid_t spawn_held(char **cmd, int stdout_to_stderr, int *go)
 		p_err("fork: %s", strerror(errno));
 		close(p[0]);
 		close(p[1]);
+		close(e[0]);
+		close(e[1]);
 		return -1;
 	}
 	if (!pid) {
 		char c;
+		int err;
 
 		close(p[1]);
+		close(e[0]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		/* EOF instead of the byte: kprofcat gave up before starting. */
@@ -107,12 +121,29 @@ static pid_t spawn_held(char **cmd, int stdout_to_stderr, int *go)
 		if (stdout_to_stderr && dup2(2, 1) < 0)
 			_exit(127);
 		execvp(cmd[0], cmd);
-		p_err("cannot run '%s': %s", cmd[0], strerror(errno));
+		err = errno;
+		if (write(e[1], &err, sizeof(err)) != sizeof(err))
+			_exit(127);
 		_exit(127);
 	}
 	close(p[0]);
+	close(e[1]);
 	*go = p[1];
+	*exec_err = e[0];
 	return pid;
+}
+
+/* Released CMD: 0 once it runs, else the errno of its exec. */
+static int exec_result(int fd)
+{
+	int err = 0;
+	ssize_t n;
+
+	do
+		n = read(fd, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	return n == sizeof(err) ? err : 0;
 }
 
 static int on_record(void *s, unsigned int cpu, const void *rec, size_t len)
@@ -278,6 +309,113 @@ static void status_line(struct kdev *d, double t0, double *last, unsigned long l
 	*last_samples = samples;
 }
 
+/*
+ * -F above the highest rate accepted now: perf record's rules
+ * (record_opts__config_freq()): a default frequency is lowered with a
+ * warning, an explicit one is lowered with a warning naming --strict-freq,
+ * or refused with it; -F max takes the highest.
+ */
+static int adjust_freq(struct kdev *d, struct record_opts *o)
+{
+	unsigned long long max, want = o->cfg.sample;
+	const char *knob;
+
+	if (!(o->cfg.flags & KPROF_CFG_FREQ))
+		return 0;
+	if (kdev__max_freq(d, &max, &knob))
+		return -1;
+	if (o->freq_src == FREQ_MAX) {
+		o->cfg.sample = max;
+		p_info("Using a maximum frequency rate of %llu Hz (%s)", max, knob);
+		return 0;
+	}
+	if (want <= max)
+		return 0;
+	if (o->freq_src == FREQ_DEFAULT) {
+		o->cfg.sample = max;
+		p_warn("Lowering default frequency rate from %llu to %llu. Please consider tweaking %s.",
+		       want, max, knob);
+		return 0;
+	}
+	if (o->strict_freq) {
+		p_err("Maximum frequency rate (%llu Hz) exceeded: -F %llu with --strict-freq. Use -F with a lower value (-F max takes %llu) or raise %s.",
+		      max, want, max, knob);
+		return -1;
+	}
+	o->cfg.sample = max;
+	p_warn("Maximum frequency rate (%llu Hz) exceeded, throttling from %llu Hz to %llu Hz. The limit can be raised via %s. The kernel will lower it when kprof's interrupts take too long. Use --strict-freq to disable this throttling, refusing to record.",
+	       max, want, max, knob);
+	return 0;
+}
+
+int record__set_knobs(const struct record_opts *o)
+{
+	if (o->set_semantics &&
+	    kparams__set_knob("--throttle-semantics", "throttle_semantics", o->set_semantics))
+		return -1;
+	if (o->set_percent &&
+	    kparams__set_knob("--cpu-time-max-percent", "cpu_time_max_percent", o->set_percent))
+		return -1;
+	if (o->set_rate &&
+	    kparams__set_knob("--max-sample-rate", "max_sample_rate", o->set_rate))
+		return -1;
+	return 0;
+}
+
+/*
+ * The end-of-run line, perf record's "[ perf record: Captured and wrote
+ * ... ]": what was written or printed, what was lost and why, the
+ * throttling, and the max rate in force (with the start's when the cost
+ * controller lowered it).
+ */
+static void end_of_run(const struct record_opts *o, const struct out_summary *sum,
+		       uint64_t samples, unsigned long long bytes)
+{
+	struct out_totals t;
+	char lost[256] = "", rate[160] = "";
+	int n = 0;
+
+	out_summary__totals(sum, &t);
+	if (t.lost_full)
+		n += snprintf(lost + n, sizeof(lost) - n, "%s%llu buffer full", n ? ", " : "",
+			      (unsigned long long)t.lost_full);
+	if (t.lost_throttled)
+		n += snprintf(lost + n, sizeof(lost) - n, "%s%llu throttled", n ? ", " : "",
+			      (unsigned long long)t.lost_throttled);
+	if (t.lost_nested)
+		n += snprintf(lost + n, sizeof(lost) - n, "%s%llu nested", n ? ", " : "",
+			      (unsigned long long)t.lost_nested);
+	if (t.lost_stopped)
+		n += snprintf(lost + n, sizeof(lost) - n, "%s%llu stopping", n ? ", " : "",
+			      (unsigned long long)t.lost_stopped);
+	if (t.lost_events)
+		snprintf(lost + n, sizeof(lost) - n, "%s%llu other records", n ? ", " : "",
+			 (unsigned long long)t.lost_events);
+	if (sum->knobs && t.max_sample_rate && t.max_sample_rate != sum->knobs->max_sample_rate)
+		snprintf(rate, sizeof(rate), "%llu rate lowerings, max_sample_rate %u -> %llu",
+			 (unsigned long long)t.lowerings, sum->knobs->max_sample_rate,
+			 (unsigned long long)t.max_sample_rate);
+	else
+		snprintf(rate, sizeof(rate), "%llu rate lowerings, max_sample_rate %llu",
+			 (unsigned long long)t.lowerings,
+			 (unsigned long long)(t.max_sample_rate ? t.max_sample_rate :
+					      sum->knobs ? sum->knobs->max_sample_rate : 0));
+	if (o->out_path) {
+		struct stat st;
+		double mb = stat(o->out_path, &st) ? 0 : st.st_size / 1e6;
+
+		fprintf(stderr, "[ kprofcat: Captured and wrote %.3f MB %s (%llu samples)",
+			mb, o->out_path, (unsigned long long)samples);
+	} else {
+		fprintf(stderr, "[ kprofcat: %llu samples (%.3f MB of records read)",
+			(unsigned long long)samples, bytes / 1e6);
+	}
+	fprintf(stderr, "; lost %llu samples%s%s%s; %llu throttles; %s; %s ]\n",
+		(unsigned long long)t.lost, *lost ? " (" : "", lost, *lost ? ")" : "",
+		(unsigned long long)t.throttles, rate,
+		sum->knobs ? out_semantics_name(sum->knobs->semantics) : "?");
+}
+
 int record__live(struct record_opts *o)
 {
 	struct session_opts so = { .out = o->out, .window_ns = WINDOW_NS };
@@ -289,19 +427,32 @@ int record__live(struct record_opts *o)
 	unsigned long long last_samples = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct out_summary sum = { 0 };
+	struct kprof_throttle_config knobs;
 	struct output null_out = { .ops = &null_ops, .needs_frames = 1 };
 	struct raw rw = { 0 };
 	double pace = RAW_MIN_SLEEP, last_drain;
 	uint64_t data_size = (uint64_t)o->cfg.buffer_pages * sysconf(_SC_PAGESIZE);
-	int status = 1, go = -1, child_status = 0, ret, tty = isatty(2), raw;
+	int status = 1, go = -1, exec_err = -1, child_status = 0, ret, raw;
+	/* Not on the terminal the samples go to: the two would glue. */
+	int tty = isatty(2) && !o->quiet && !(o->out && isatty(1));
 	pid_t child = 0;
 	struct kdev *d;
 	double t0 = now(), last_status = t0;
 	unsigned int cpu;
+	int stop_sig = 0;
 
+	if (o->pid && kill(o->pid, 0) && errno == ESRCH) {
+		p_err("-p %d: No such process", o->pid);
+		return 1;
+	}
+	if (record__set_knobs(o))
+		return 1;
 	d = kdev__open(o->device);
 	if (!d)
 		return 1;
+	if (adjust_freq(d, o) || kdev__knobs(d, &knobs))
+		goto out;
+	sum.knobs = &knobs;
 	if (kdev__configure(d, &o->cfg, o->event))
 		goto out;
 	if (o->out_path) {
@@ -310,7 +461,7 @@ int record__live(struct record_opts *o)
 			goto out;
 	}
 	if (o->cmd) {
-		child = spawn_held(o->cmd, o->out != NULL, &go);
+		child = spawn_held(o->cmd, o->out != NULL, &go, &exec_err);
 		if (child < 0)
 			goto out;
 	}
@@ -375,6 +526,22 @@ int record__live(struct record_opts *o)
 		}
 		close(go);
 		go = -1;
+		ret = exec_result(exec_err);
+		exec_err = -1;
+		if (ret) {
+			/* Nothing it ran is worth printing: no samples, no capture. */
+			p_err("cannot run '%s': %s", o->cmd[0], strerror(ret));
+			kdev__stop(d);
+			waitpid(child, NULL, 0);
+			child = 0;
+			if (cap) {
+				capture__close(cap);
+				cap = NULL;
+				unlink(o->out_path);
+			}
+			status = 127;
+			goto out;
+		}
 	}
 	t0 = last_status = last_drain = now();
 	while (!stop_requested) {
@@ -390,6 +557,9 @@ int record__live(struct record_opts *o)
 				break;
 			}
 		}
+		/* perf record -p ends when its process does. */
+		if (o->pid && kill(o->pid, 0) && errno == ESRCH)
+			break;
 		if (raw) {
 			struct timespec ts = {
 				.tv_sec = (time_t)pace,
@@ -436,11 +606,17 @@ int record__live(struct record_opts *o)
 	status = 0;
 stop:
 	kdev__stop(d);
+	/* Erased for what follows: warnings, then the end-of-run line. */
 	if (tty)
 		fputs("\r\033[K", stderr);
 	if (child) {
-		/* Stopped early (Ctrl-C, --duration): do not leave CMD behind. */
-		kill(child, SIGTERM);
+		/*
+		 * Stopped early (Ctrl-C, kill, --duration): do not leave CMD
+		 * behind.  It gets the signal kprofcat got (SIGTERM for
+		 * --duration); dying of it is the stop that was asked for.
+		 */
+		stop_sig = stop_requested ? stop_requested : SIGTERM;
+		kill(child, stop_sig);
 		waitpid(child, &child_status, 0);
 		child = 0;
 	}
@@ -480,7 +656,8 @@ stop:
 	sum.seconds = now() - t0;
 	if (o->out && output__finish(o->out, &sum))
 		status = 1;
-	if (sum.misordered)
+	/* -o alone prints nothing: nothing came out of order. */
+	if (sum.misordered && o->out)
 		p_warn("%llu records arrived later than the %llu ms reordering window and were printed out of order",
 		       (unsigned long long)sum.misordered, WINDOW_NS / 1000000);
 	if (sum.sideband_lost)
@@ -492,17 +669,24 @@ stop:
 		if (capture__close(cap))
 			status = 1;
 		cap = NULL;
-		if (!status)
-			fprintf(stderr, "kprofcat: wrote %llu samples to %s\n",
-				(unsigned long long)session__samples_out(s), o->out_path);
 	}
+	if (!status && !o->quiet)
+		end_of_run(o, &sum, session__samples_out(s), kdev__bytes(d));
+	/* CMD's own end is kprofcat's exit status, as perf record's. */
+	if (o->cmd && WIFEXITED(child_status) && WEXITSTATUS(child_status))
+		p_warn("'%s' exited with status %d", o->cmd[0], WEXITSTATUS(child_status));
+	else if (o->cmd && WIFSIGNALED(child_status) && WTERMSIG(child_status) != stop_sig)
+		p_warn("'%s' was killed by signal %d (%s)", o->cmd[0], WTERMSIG(child_status),
+		       strsignal(WTERMSIG(child_status)));
 	if (!status && WIFEXITED(child_status))
 		status = WEXITSTATUS(child_status);
-	else if (!status && WIFSIGNALED(child_status))
+	else if (!status && WIFSIGNALED(child_status) && WTERMSIG(child_status) != stop_sig)
 		status = 128 + WTERMSIG(child_status);
 out:
 	if (go >= 0)
 		close(go);	/* the held child sees EOF and exits 127 */
+	if (exec_err >= 0)
+		close(exec_err);
 	if (child)
 		waitpid(child, NULL, 0);
 	if (cap)

@@ -21,7 +21,16 @@ struct record_opts {
 	const char *out_path;	/* -o */
 	struct output *out;	/* NULL: -o alone */
 	int want_stats;		/* fill the summary from the device */
+	/* How cfg.sample got its frequency, for -F above the max. */
+	enum { FREQ_DEFAULT, FREQ_USER, FREQ_MAX } freq_src;
+	int strict_freq;	/* --strict-freq: -F above the max is an error */
+	int quiet;		/* -q: no status line, no end-of-run line */
+	/* --throttle-semantics, --cpu-time-max-percent, --max-sample-rate */
+	const char *set_semantics, *set_percent, *set_rate;
 };
+
+/* Set the throttle knobs record_opts asks for, in the sysctl order. */
+int record__set_knobs(const struct record_opts *o);
 
 /* Returns the exit status kprofcat should exit with. */
 int record__live(struct record_opts *o);
