@@ -410,7 +410,10 @@ static void end_of_run(const struct record_opts *o, const struct out_summary *su
 		fprintf(stderr, "[ kprofcat: %llu samples (%.3f MB of records read)",
 			(unsigned long long)samples, bytes / 1e6);
 	}
-	fprintf(stderr, "; lost %llu samples%s%s%s; %llu throttles; %s; %s ]\n",
+	if (sum->filtered)
+		fprintf(stderr, "; %llu samples of other processes left out",
+			(unsigned long long)sum->filtered);
+	fprintf(stderr, "; lost %llu samples%s%s%s; %llu throttles; %s, throttle_semantics %s ]\n",
 		(unsigned long long)t.lost, *lost ? " (" : "", lost, *lost ? ")" : "",
 		(unsigned long long)t.throttles, rate,
 		sum->knobs ? out_semantics_name(sum->knobs->semantics) : "?");
