@@ -112,7 +112,7 @@ int kparams__set_knob(const char *opt, const char *name, const char *val)
 	int fd, e = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", param_dir, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);	/* as echo >FILE */
 	if (fd < 0) {
 		e = errno;
 	} else {
