@@ -310,6 +310,33 @@ static void status_line(struct kdev *d, double t0, double *last, unsigned long l
 }
 
 /*
+ * Stop CMD with SIG; one that outlives it for a second gets SIGTERM, then
+ * SIGKILL, so kprofcat never waits forever on a CMD that ignores SIGINT.
+ * Returns the mask (1 << signal) of what was sent; *STATUS gets CMD's end.
+ */
+static int stop_child(pid_t child, int sig, int *status)
+{
+	static const int then[] = { 0, SIGTERM, SIGKILL };
+	int sent = 0, i, ms;
+
+	for (i = 0; i < 3; i++) {
+		int s = i ? then[i] : sig;
+
+		if (i && s == sig)
+			continue;
+		kill(child, s);
+		sent |= 1 << s;
+		for (ms = 0; ms < 1000; ms += 10) {
+			if (waitpid(child, status, WNOHANG) == child)
+				return sent;
+			usleep(10000);
+		}
+	}
+	waitpid(child, status, 0);
+	return sent;
+}
+
+/*
  * -F above the highest rate accepted now: perf record's rules
  * (record_opts__config_freq()): a default frequency is lowered with a
  * warning, an explicit one is lowered with a warning naming --strict-freq,
@@ -442,7 +469,7 @@ int record__live(struct record_opts *o)
 	struct kdev *d;
 	double t0 = now(), last_status = t0;
 	unsigned int cpu;
-	int stop_sig = 0;
+	int stop_sig = 0;	/* the signals kprofcat sent CMD, as a mask */
 
 	if (o->pid && kill(o->pid, 0) && errno == ESRCH) {
 		p_err("-p %d: No such process", o->pid);
@@ -618,9 +645,8 @@ stop:
 		 * behind.  It gets the signal kprofcat got (SIGTERM for
 		 * --duration); dying of it is the stop that was asked for.
 		 */
-		stop_sig = stop_requested ? stop_requested : SIGTERM;
-		kill(child, stop_sig);
-		waitpid(child, &child_status, 0);
+		stop_sig = stop_child(child, stop_requested ? stop_requested : SIGTERM,
+				      &child_status);
 		child = 0;
 	}
 	if (raw) {
@@ -678,12 +704,13 @@ stop:
 	/* CMD's own end is kprofcat's exit status, as perf record's. */
 	if (o->cmd && WIFEXITED(child_status) && WEXITSTATUS(child_status))
 		p_warn("'%s' exited with status %d", o->cmd[0], WEXITSTATUS(child_status));
-	else if (o->cmd && WIFSIGNALED(child_status) && WTERMSIG(child_status) != stop_sig)
+	else if (o->cmd && WIFSIGNALED(child_status) && !(stop_sig & (1 << WTERMSIG(child_status))))
 		p_warn("'%s' was killed by signal %d (%s)", o->cmd[0], WTERMSIG(child_status),
 		       strsignal(WTERMSIG(child_status)));
 	if (!status && WIFEXITED(child_status))
 		status = WEXITSTATUS(child_status);
-	else if (!status && WIFSIGNALED(child_status) && WTERMSIG(child_status) != stop_sig)
+	else if (!status && WIFSIGNALED(child_status) &&
+		 !(stop_sig & (1 << WTERMSIG(child_status))))
 		status = 128 + WTERMSIG(child_status);
 out:
 	if (go >= 0)

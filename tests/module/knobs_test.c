@@ -437,8 +437,12 @@ TEST_F_TIMEOUT(knobs, knobs_need_root, 60)
 	EXPECT_EQ(self->rate, param_ul("max_sample_rate"));
 }
 
-/* Ctrl-C on a -- CMD run: everything written, the end-of-run line, exit 0. */
-TEST_F_TIMEOUT(knobs, sigint_on_a_command_run_exits_0, 120)
+/*
+ * Ctrl-C on a -- CMD run: everything written, the end-of-run line, exit 0;
+ * also when CMD ignores SIGINT (kprofcat follows with SIGTERM).  ARGV is
+ * kprofcat's command line.
+ */
+static void sigint_run(struct __test_metadata *_metadata, char *const argv[])
 {
 	char outpath[] = "/tmp/knobs_test.out.XXXXXX", errpath[] = "/tmp/knobs_test.err.XXXXXX";
 	static char err[8192];
@@ -454,7 +458,7 @@ TEST_F_TIMEOUT(knobs, sigint_on_a_command_run_exits_0, 120)
 	if (!pid) {
 		dup2(ofd, 1);
 		dup2(efd, 2);
-		execl(KPROFCAT, "kprofcat", "-F", "499", "--", SPIN, "60", (char *)NULL);
+		execv(KPROFCAT, argv);
 		_exit(98);
 	}
 	/* Samples printed: kprofcat runs, its handler is in place. */
@@ -477,6 +481,17 @@ TEST_F_TIMEOUT(knobs, sigint_on_a_command_run_exits_0, 120)
 	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("signal %d", WTERMSIG(status));
 	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("%s", err);
 	EXPECT_NE(NULL, strstr(err, "[ kprofcat: ")) TH_LOG("%s", err);
+	EXPECT_EQ(NULL, strstr(err, "was killed by signal")) TH_LOG("%s", err);
+}
+
+TEST_F_TIMEOUT(knobs, sigint_on_a_command_run_exits_0, 120)
+{
+	char *const plain[] = { "kprofcat", "-F", "499", "--", SPIN, "60", NULL };
+	char *const deaf[] = { "kprofcat", "-F", "499", "--", "/bin/sh", "-c",
+			       "trap '' INT; exec " SPIN " 60", NULL };
+
+	sigint_run(_metadata, plain);
+	sigint_run(_metadata, deaf);
 }
 
 /* Issue 16, repro 4: on the terminal the samples go to, no status line. */
