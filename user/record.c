@@ -21,13 +21,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "capture.h"
 #include "kdev.h"
-#include "kparams.h"
+#include "runlimits.h"
 #include "print.h"
 #include "record.h"
 #include "session.h"
@@ -336,116 +335,6 @@ static int stop_child(pid_t child, int sig, int *status)
 	return sent;
 }
 
-/*
- * -F above the highest rate accepted now: perf record's rules
- * (record_opts__config_freq()): a default frequency is lowered with a
- * warning, an explicit one is lowered with a warning naming --strict-freq,
- * or refused with it; -F max takes the highest.
- */
-static int adjust_freq(struct kdev *d, struct record_opts *o)
-{
-	unsigned long long max, want = o->cfg.sample;
-	const char *knob;
-
-	if (!(o->cfg.flags & KPROF_CFG_FREQ))
-		return 0;
-	if (kdev__max_freq(d, &max, &knob))
-		return -1;
-	if (o->freq_src == FREQ_MAX) {
-		o->cfg.sample = max;
-		p_info("Using a maximum frequency rate of %llu Hz (%s)", max, knob);
-		return 0;
-	}
-	if (want <= max)
-		return 0;
-	if (o->freq_src == FREQ_DEFAULT) {
-		o->cfg.sample = max;
-		p_warn("Lowering default frequency rate from %llu to %llu. Please consider tweaking %s.",
-		       want, max, knob);
-		return 0;
-	}
-	if (o->strict_freq) {
-		p_err("Maximum frequency rate (%llu Hz) exceeded: -F %llu with --strict-freq. Use -F with a lower value (-F max takes %llu) or raise %s.",
-		      max, want, max, knob);
-		return -1;
-	}
-	o->cfg.sample = max;
-	p_warn("Maximum frequency rate (%llu Hz) exceeded, throttling from %llu Hz to %llu Hz. The limit can be raised via %s. The kernel will lower it when kprof's interrupts take too long. Use --strict-freq to disable this throttling, refusing to record.",
-	       max, want, max, knob);
-	return 0;
-}
-
-int record__set_knobs(const struct record_opts *o)
-{
-	if (o->set_semantics &&
-	    kparams__set_knob("--throttle-semantics", "throttle_semantics", o->set_semantics))
-		return -1;
-	if (o->set_percent &&
-	    kparams__set_knob("--cpu-time-max-percent", "cpu_time_max_percent", o->set_percent))
-		return -1;
-	if (o->set_rate &&
-	    kparams__set_knob("--max-sample-rate", "max_sample_rate", o->set_rate))
-		return -1;
-	return 0;
-}
-
-/*
- * The end-of-run line, perf record's "[ perf record: Captured and wrote
- * ... ]": what was written or printed, what was lost and why, the
- * throttling, and the max rate in force (with the start's when the cost
- * controller lowered it).
- */
-static void end_of_run(const struct record_opts *o, const struct out_summary *sum,
-		       uint64_t samples, unsigned long long bytes)
-{
-	struct out_totals t;
-	char lost[256] = "", rate[160] = "";
-	int n = 0;
-
-	out_summary__totals(sum, &t);
-	if (t.lost_full)
-		n += snprintf(lost + n, sizeof(lost) - n, "%s%llu buffer full", n ? ", " : "",
-			      (unsigned long long)t.lost_full);
-	if (t.lost_throttled)
-		n += snprintf(lost + n, sizeof(lost) - n, "%s%llu throttled", n ? ", " : "",
-			      (unsigned long long)t.lost_throttled);
-	if (t.lost_nested)
-		n += snprintf(lost + n, sizeof(lost) - n, "%s%llu nested", n ? ", " : "",
-			      (unsigned long long)t.lost_nested);
-	if (t.lost_stopped)
-		n += snprintf(lost + n, sizeof(lost) - n, "%s%llu stopping", n ? ", " : "",
-			      (unsigned long long)t.lost_stopped);
-	if (t.lost_events)
-		snprintf(lost + n, sizeof(lost) - n, "%s%llu other records", n ? ", " : "",
-			 (unsigned long long)t.lost_events);
-	if (sum->knobs && t.max_sample_rate && t.max_sample_rate != sum->knobs->max_sample_rate)
-		snprintf(rate, sizeof(rate), "%llu rate lowerings, max_sample_rate %u -> %llu",
-			 (unsigned long long)t.lowerings, sum->knobs->max_sample_rate,
-			 (unsigned long long)t.max_sample_rate);
-	else
-		snprintf(rate, sizeof(rate), "%llu rate lowerings, max_sample_rate %llu",
-			 (unsigned long long)t.lowerings,
-			 (unsigned long long)(t.max_sample_rate ? t.max_sample_rate :
-					      sum->knobs ? sum->knobs->max_sample_rate : 0));
-	if (o->out_path) {
-		struct stat st;
-		double mb = stat(o->out_path, &st) ? 0 : st.st_size / 1e6;
-
-		fprintf(stderr, "[ kprofcat: Captured and wrote %.3f MB %s (%llu samples)",
-			mb, o->out_path, (unsigned long long)samples);
-	} else {
-		fprintf(stderr, "[ kprofcat: %llu samples (%.3f MB of records read)",
-			(unsigned long long)samples, bytes / 1e6);
-	}
-	if (sum->filtered)
-		fprintf(stderr, "; %llu samples of other processes left out",
-			(unsigned long long)sum->filtered);
-	fprintf(stderr, "; lost %llu samples%s%s%s; %llu throttles; %s, throttle_semantics %s ]\n",
-		(unsigned long long)t.lost, *lost ? " (" : "", lost, *lost ? ")" : "",
-		(unsigned long long)t.throttles, rate,
-		sum->knobs ? out_semantics_name(sum->knobs->semantics) : "?");
-}
-
 int record__live(struct record_opts *o)
 {
 	struct session_opts so = { .out = o->out, .window_ns = WINDOW_NS };
@@ -475,12 +364,12 @@ int record__live(struct record_opts *o)
 		p_err("-p %d: No such process", o->pid);
 		return 1;
 	}
-	if (record__set_knobs(o))
+	if (runlimits__set_knobs(o))
 		return 1;
 	d = kdev__open(o->device);
 	if (!d)
 		return 1;
-	if (adjust_freq(d, o) || kdev__knobs(d, &knobs))
+	if (runlimits__fit_freq(d, o) || kdev__knobs(d, &knobs))
 		goto out;
 	sum.knobs = &knobs;
 	if (kdev__configure(d, &o->cfg, o->event))
@@ -700,7 +589,7 @@ stop:
 		cap = NULL;
 	}
 	if (!status && !o->quiet)
-		end_of_run(o, &sum, session__samples_out(s), kdev__bytes(d));
+		runlimits__end_of_run(o, &sum, session__samples_out(s), kdev__bytes(d));
 	/* CMD's own end is kprofcat's exit status, as perf record's. */
 	if (o->cmd && WIFEXITED(child_status) && WEXITSTATUS(child_status))
 		p_warn("'%s' exited with status %d", o->cmd[0], WEXITSTATUS(child_status));

@@ -29,8 +29,6 @@ struct record_opts {
 	const char *set_semantics, *set_percent, *set_rate;
 };
 
-/* Set the throttle knobs record_opts asks for, in the sysctl order. */
-int record__set_knobs(const struct record_opts *o);
 
 /* Returns the exit status kprofcat should exit with. */
 int record__live(struct record_opts *o);
