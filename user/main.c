@@ -40,7 +40,8 @@ static void usage(FILE *f)
 "                         cache-references, cache-misses, branches, branch-misses,\n"
 "                         ref-cycles, rNNNN (raw, hex), or a PMU as perf spells\n"
 "                         it: NAME// or NAME/config=0x..,config1=..,period=N/\n"
-"                         (NAME from /sys/bus/event_source/devices)\n"
+"                         (NAME from /sys/bus/event_source/devices); EVENT:u or\n"
+"                         EVENT:k samples user or kernel mode only; given once\n"
 "  -F, --freq HZ|max      samples per second per CPU (default %d, or kprof.ko's\n"
 "                         freq= from insmod); above the max rate in force it\n"
 "                         is lowered with a warning, max takes the max\n"
@@ -48,7 +49,7 @@ static void usage(FILE *f)
 "  -c, --count PERIOD     one sample every PERIOD events (instead of -F)\n"
 "  -g, --call-graph       record kernel and user call chains\n"
 "  -C, --cpu LIST         CPUs to sample, e.g. 0,2-3 (default all)\n"
-"  -p, --pid PID          keep only samples of process PID\n"
+"  -p, --pid PID          keep only samples of process PID (ends when it does)\n"
 "  -a, --all-cpus         with -- CMD: keep samples of every process\n"
 "      --user-only        exclude kernel mode\n"
 "      --kernel-only      exclude user mode\n"
@@ -380,6 +381,9 @@ static int cmd_profile(int argc, char **argv)
 	if (!input && apply_module_defaults(&o, &freq, &period, event_given, event_sample,
 					    cpus_given))
 		return 2;
+	/* An event's freq= term is a given -F for the max-rate rules. */
+	if (event_sample)
+		o.freq_src = FREQ_USER;
 	/* An event's period= or freq= term wins over -c and -F, as in perf. */
 	if (period && !event_sample) {
 		o.cfg.sample = period;

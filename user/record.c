@@ -132,6 +132,27 @@ static pid_t spawn_held(char **cmd, int stdout_to_stderr, int *go, int *exec_err
 	return pid;
 }
 
+/* PID has exited: it is gone, or a zombie its parent has not reaped. */
+static int pid_gone(pid_t pid)
+{
+	char path[64], buf[512], *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return kill(pid, 0) && errno == ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	/* "PID (COMM) S ...": the state follows the last ')'. */
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
 /* Released CMD: 0 once it runs, else the errno of its exec. */
 static int exec_result(int fd)
 {
@@ -477,7 +498,7 @@ int record__live(struct record_opts *o)
 			}
 		}
 		/* perf record -p ends when its process does. */
-		if (o->pid && kill(o->pid, 0) && errno == ESRCH)
+		if (o->pid && pid_gone(o->pid))
 			break;
 		if (raw) {
 			struct timespec ts = {

@@ -12,7 +12,7 @@
  *    perf's warnings, refuses it with --strict-freq, takes -F max;
  *  - the end-of-run line agrees with --stats, -q silences it, and -o says
  *    what it wrote; the status line stays off the terminal samples go to;
- *  - -p of a missing pid, a command that cannot run, -C/--watermark/
+ *  - -p of a missing pid, -p ending with its process, a command that cannot run, -C/--watermark/
  *    --buffer-pages beyond the module's limits, a repeated -e, -e cycles
  *    without a PMU, :u; Ctrl-C on a -- CMD run exits 0 after writing.
  * Every test puts back the knobs it changed (FIXTURE_TEARDOWN).
@@ -389,6 +389,20 @@ TEST_F_TIMEOUT(knobs, errors_name_the_value_and_the_limit, 120)
 	}
 }
 
+/* perf record -p ends when its process does; so does kprofcat -p. */
+TEST_F_TIMEOUT(knobs, pid_run_ends_with_its_process, 120)
+{
+	static char out[1 << 16], err[8192];
+
+	/*
+	 * Without the end it runs into the test's timeout.  SPIN is
+	 * kprofcat's child here, left a zombie when it ends: gone all the same.
+	 */
+	EXPECT_EQ(0, run("sh -c '" SPIN " 2 & exec " KPROFCAT " -F 199 -p $! --stats'",
+			 out, sizeof(out), err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, "[ kprofcat: ")) TH_LOG("%s", err);
+}
+
 TEST_F_TIMEOUT(knobs, modifier_u_samples_user_mode_only, 60)
 {
 	static char out[1 << 16], err[8192];
@@ -497,7 +511,7 @@ TEST_F_TIMEOUT(knobs, sigint_on_a_command_run_exits_0, 120)
 /* Issue 16, repro 4: on the terminal the samples go to, no status line. */
 TEST_F_TIMEOUT(knobs, no_status_line_on_the_sample_terminal, 60)
 {
-	static char buf[1 << 18];
+	static char buf[1 << 20];
 	size_t len = 0;
 	ssize_t n;
 	int master, status;
@@ -506,7 +520,8 @@ TEST_F_TIMEOUT(knobs, no_status_line_on_the_sample_terminal, 60)
 	pid = forkpty(&master, NULL, NULL, NULL);
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		execl(KPROFCAT, "kprofcat", "-F", "199", "-d", "3", (char *)NULL);
+		/* Two status seconds, a few hundred samples: all fit in BUF. */
+		execl(KPROFCAT, "kprofcat", "-C", "0", "-F", "99", "-d", "3", (char *)NULL);
 		_exit(98);
 	}
 	while (len < sizeof(buf) - 1 && (n = read(master, buf + len, sizeof(buf) - 1 - len)) > 0)
@@ -514,6 +529,7 @@ TEST_F_TIMEOUT(knobs, no_status_line_on_the_sample_terminal, 60)
 	buf[len] = '\0';
 	close(master);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_LT(len, sizeof(buf) - 1) TH_LOG("more output than the test reads");
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) TH_LOG("%s", buf);
 	EXPECT_EQ(NULL, strstr(buf, "[kprofcat ")) TH_LOG("status line on the sample terminal");
 	EXPECT_NE(NULL, strstr(buf, "[ kprofcat: ")) TH_LOG("no end-of-run line");
