@@ -403,7 +403,7 @@ TEST_F_TIMEOUT(knobs, pid_run_ends_with_its_process, 120)
 	EXPECT_NE(NULL, strstr(err, "[ kprofcat: ")) TH_LOG("%s", err);
 }
 
-TEST_F_TIMEOUT(knobs, modifier_u_samples_user_mode_only, 60)
+TEST_F_TIMEOUT(knobs, modifier_u_samples_user_mode_only, 120)
 {
 	static char out[1 << 16], err[8192];
 	struct kprof_config c;
@@ -498,7 +498,7 @@ static void sigint_run(struct __test_metadata *_metadata, char *const argv[])
 	EXPECT_EQ(NULL, strstr(err, "was killed by signal")) TH_LOG("%s", err);
 }
 
-TEST_F_TIMEOUT(knobs, sigint_on_a_command_run_exits_0, 120)
+TEST_F_TIMEOUT(knobs, sigint_on_a_command_run_exits_0, 240)
 {
 	char *const plain[] = { "kprofcat", "-F", "499", "--", SPIN, "60", NULL };
 	char *const deaf[] = { "kprofcat", "-F", "499", "--", "/bin/sh", "-c",
