@@ -14,6 +14,7 @@
 #include <linux/kprof.h>
 
 #include "capture.h"
+#include "cli_read.h"
 #include "config.h"
 #include "convert.h"
 #include "kparams.h"
@@ -29,6 +30,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: kprofcat [OPTIONS] [DEVICE|FILE] [-- CMD [ARG...]]\n"
+"       kprofcat record|script|report|stat [OPTIONS] ...  (perf's verbs, see below)\n"
 "       kprofcat throttle-sim [OPTIONS]      (see kprofcat throttle-sim --help)\n"
 "       kprofcat convert --to-perf-data|--to-pprof OUT -i FILE  (see kprofcat convert --help)\n"
 "\n"
@@ -47,7 +49,9 @@ static void usage(FILE *f)
 "                         is lowered with a warning, max takes the max\n"
 "      --strict-freq      -F above the max rate is an error instead\n"
 "  -c, --count PERIOD     one sample every PERIOD events (instead of -F)\n"
-"  -g, --call-graph       record kernel and user call chains\n"
+"  -g, --call-graph[=caller|callee]\n"
+"                         record kernel and user call chains; with --report,\n"
+"                         print each row's call graph (default caller order)\n"
 "  -C, --cpu LIST         CPUs to sample, e.g. 0,2-3 (default all)\n"
 "  -p, --pid PID          keep only samples of process PID (ends when it does)\n"
 "  -a, --all-cpus         with -- CMD: keep samples of every process\n"
@@ -63,15 +67,28 @@ static void usage(FILE *f)
 "      --throttle-semantics S     per-tick limit: ge, gt or shadow\n"
 "Files:\n"
 "  -o, --output FILE      save a capture (records, kallsyms, maps, symbols)\n"
-"  -i, --input FILE       read a capture instead of the device\n"
+"  -i, --input FILE       read a capture instead of the device; -C, -p, --tid,\n"
+"                         --comm, --user-only, --kernel-only filter its samples\n"
+"      --tid TID          keep only samples of thread TID\n"
+"      --comm COMM        keep only samples of threads named COMM\n"
 "Output (default: perf script text):\n"
 "      --folded           folded stacks, comm;root;...;leaf COUNT\n"
 "      --weight=period    with --folded: count periods, not samples\n"
-"      --report           top symbols by self and total share\n"
+"      --report           perf report --stdio: Children/Self by period, Command,\n"
+"                         Shared Object, [k]/[.] Symbol; lost and throttle totals\n"
+"      --sort KEYS        with --report: comm,dso,sym (default) or a part of it\n"
+"      --percent-limit P  with --report: leave out rows under P%%\n"
+"      --no-children      with --report: Self only (perf's --no-children)\n"
+"  -n, --show-nr-samples  with --report: a Samples column\n"
+"      --dso NAME         with --report: only samples whose leaf is in DSO NAME\n"
 "      --stats            per-CPU counters; --json for JSON\n"
 "      --no-demangle      print C++ symbols as mangled in the ELF file\n"
 "  -h, --help             this text\n"
-"      --version          print kprofcat's version (the project's, as modinfo kprof.ko)\n",
+"      --version          print kprofcat's version (the project's, as modinfo kprof.ko)\n"
+"perf's verbs:\n"
+"  record                 kprofcat -o " DEFAULT_CAPTURE " (unless -o is given)\n"
+"  script, report, stat   kprofcat, --report, --stats; without -i, FILE, DEVICE\n"
+"                         or -- CMD they read " DEFAULT_CAPTURE "\n",
 		DEFAULT_FREQ, KPROF_MAX_BUFFER_PAGES);
 }
 
@@ -85,7 +102,7 @@ static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "count", required_argument, NULL, 'c' },
-	{ "call-graph", no_argument, NULL, 'g' },
+	{ "call-graph", optional_argument, NULL, 'g' },
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "all-cpus", no_argument, NULL, 'a' },
@@ -109,6 +126,7 @@ static const struct option long_opts[] = {
 	{ "max-sample-rate", required_argument, NULL, OPT_MAX_RATE },
 	{ "cpu-time-max-percent", required_argument, NULL, OPT_MAX_PERCENT },
 	{ "throttle-semantics", required_argument, NULL, OPT_SEMANTICS },
+	CLI_READ_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -125,8 +143,6 @@ static int parse_u64(const char *opt, const char *s, unsigned long long max,
 	}
 	return 0;
 }
-
-enum format { FMT_SCRIPT, FMT_FOLDED, FMT_REPORT, FMT_STATS };
 
 /*
  * What insmod set (kparams.h) stands in for the options not given: -F/-c
@@ -171,17 +187,17 @@ static int apply_module_defaults(struct record_opts *o, unsigned long long *freq
 	return 0;
 }
 
-static int cmd_profile(int argc, char **argv)
+static int profile(int argc, char **argv, const struct verb *vb)
 {
+	struct read_opts rd = { 0 };
 	struct record_opts o = { .device = DEFAULT_DEVICE, .event = "cpu-clock" };
 	unsigned long long v, freq = 0, period = 0;
-	enum format fmt = FMT_SCRIPT;
-	int fmt_given = 0, json = 0, weight_period = 0, callchain = 0, opt;
+	enum format fmt = vb->fmt;
+	int fmt_given = !!vb->name, json = 0, weight_period = 0, callchain = 0, opt;
 	int no_demangle = 0, event_sample = 0, event_given = 0, cpus_given = 0;
 	const char *input = NULL;
 	static char event_name[64];
 	struct output *out = NULL;
-	struct stat st;
 	int status;
 
 	o.cfg.size = sizeof(o.cfg);
@@ -199,7 +215,7 @@ static int cmd_profile(int argc, char **argv)
 		}
 	}
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "e:F:c:gC:p:ad:o:i:hm:q", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "e:F:c:gC:p:ad:o:i:hnm:q", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (event_given) {
@@ -211,8 +227,10 @@ static int cmd_profile(int argc, char **argv)
 			if (config__parse_event(&o.cfg, optarg, &event_sample))
 				return 2;
 			o.event = optarg;
+			rd.record_opt = "-e";
 			break;
 		case 'F':
+			rd.record_opt = "-F";
 			if (!strcmp(optarg, "max")) {
 				o.freq_src = FREQ_MAX;
 				freq = 1;	/* raised to the max at configure time */
@@ -225,14 +243,28 @@ static int cmd_profile(int argc, char **argv)
 		case 'c':
 			if (parse_u64("-c", optarg, ~0ULL >> 1, &period))
 				return 2;
+			rd.record_opt = "-c";
 			break;
 		case 'g':
 			callchain = 1;
+			rd.ro.call_graph = REPORT_CALLER;
+			/* perf's "-g caller": the order as the next word. */
+			if (!optarg && optind < argc &&
+			    (!strcmp(argv[optind], "caller") || !strcmp(argv[optind], "callee")))
+				optarg = argv[optind++];
+			if (optarg && !strcmp(optarg, "callee")) {
+				rd.ro.call_graph = REPORT_CALLEE;
+			} else if (optarg && strcmp(optarg, "caller")) {
+				p_err("bad value '%s' for --call-graph: use caller or callee", optarg);
+				return 2;
+			}
 			break;
 		case 'C':
 			if (config__parse_cpus(&o.cfg, optarg))
 				return 2;
+			rd.sf.cpus_set = 1;
 			cpus_given = 1;
+			memcpy(rd.sf.cpus, o.cfg.cpumask, sizeof(rd.sf.cpus));
 			break;
 		case 'p':
 			if (parse_u64("-p", optarg, 1 << 22, &v))
@@ -241,6 +273,7 @@ static int cmd_profile(int argc, char **argv)
 			break;
 		case 'a':
 			o.all = 1;
+			rd.record_opt = "-a";
 			break;
 		case 'd': {
 			char *end;
@@ -260,9 +293,11 @@ static int cmd_profile(int argc, char **argv)
 			break;
 		case OPT_USER_ONLY:
 			o.cfg.flags |= KPROF_CFG_EXCLUDE_KERNEL;
+			rd.sf.user_only = 1;
 			break;
 		case OPT_KERNEL_ONLY:
 			o.cfg.flags |= KPROF_CFG_EXCLUDE_USER;
+			rd.sf.kernel_only = 1;
 			break;
 		case 'm':
 		case OPT_BUFFER_PAGES:
@@ -278,15 +313,22 @@ static int cmd_profile(int argc, char **argv)
 				return 2;
 			}
 			o.cfg.buffer_pages = v;
+			rd.record_opt = "--buffer-pages";
 			break;
 		case OPT_WATERMARK:
 			if (parse_u64("--watermark", optarg, 1U << 31, &v))
 				return 2;
 			o.cfg.watermark = v;
+			rd.record_opt = "--watermark";
 			break;
 		case OPT_FOLDED:
 		case OPT_REPORT:
 		case OPT_STATS:
+			if (vb->name) {
+				p_err("'kprofcat %s' picks the output: --folded, --report and --stats go with plain kprofcat",
+				      vb->name);
+				return 2;
+			}
 			if (fmt_given) {
 				p_err("--folded, --report and --stats exclude each other: pick one");
 				return 2;
@@ -309,6 +351,7 @@ static int cmd_profile(int argc, char **argv)
 			break;
 		case OPT_STRICT_FREQ:
 			o.strict_freq = 1;
+			rd.record_opt = "--strict-freq";
 			break;
 		case 'q':
 			o.quiet = 1;
@@ -316,12 +359,15 @@ static int cmd_profile(int argc, char **argv)
 			break;
 		case OPT_MAX_RATE:
 			o.set_rate = optarg;
+			rd.record_opt = "--max-sample-rate";
 			break;
 		case OPT_MAX_PERCENT:
 			o.set_percent = optarg;
+			rd.record_opt = "--cpu-time-max-percent";
 			break;
 		case OPT_SEMANTICS:
 			o.set_semantics = optarg;
+			rd.record_opt = "--throttle-semantics";
 			break;
 		case 'h':
 			usage(stdout);
@@ -330,8 +376,8 @@ static int cmd_profile(int argc, char **argv)
 			printf("kprofcat %s\n", KPROF_VERSION);
 			return 0;
 		default:
-			fprintf(stderr, "Try 'kprofcat --help'.\n");
-			return 2;
+			if (cli_read__option(opt, optarg, &rd))
+				return 2;
 		}
 	}
 	if (optind < argc) {
@@ -345,11 +391,14 @@ static int cmd_profile(int argc, char **argv)
 			      argv[optind + 1]);
 			return 2;
 		}
-		if (stat(argv[optind], &st) == 0 && S_ISREG(st.st_mode))
+		if (cli_read__is_file(argv[optind]))
 			input = argv[optind];
 		else
 			o.device = argv[optind];
 	}
+	if (cli_read__defaults(vb, &o, &input, optind < argc, &rd) ||
+	    cli_read__check(&rd, input, fmt, &o, !o.out_path || fmt_given))
+		return 2;
 	if (freq && period) {
 		p_err("-F and -c exclude each other: sample by frequency or by period");
 		return 2;
@@ -370,12 +419,9 @@ static int cmd_profile(int argc, char **argv)
 		p_err("-i reads a capture: -- CMD, -o and --duration only apply to recording");
 		return 2;
 	}
+	o.sf = rd.sf;
 	if (o.pid && o.cmd) {
 		p_err("-p and -- CMD exclude each other");
-		return 2;
-	}
-	if (input && (o.set_rate || o.set_percent || o.set_semantics)) {
-		p_err("-i reads a capture: --max-sample-rate, --cpu-time-max-percent and --throttle-semantics set kprof.ko's knobs for recording");
 		return 2;
 	}
 	if (!input && apply_module_defaults(&o, &freq, &period, event_given, event_sample,
@@ -409,10 +455,10 @@ static int cmd_profile(int argc, char **argv)
 			out = output_script__new(stdout, event_name);
 			break;
 		case FMT_FOLDED:
-			out = output_folded__new(stdout, weight_period);
+			out = output_folded__new(stdout, weight_period, event_name);
 			break;
 		case FMT_REPORT:
-			out = output_report__new(stdout, event_name);
+			out = output_report__new(stdout, event_name, &rd.ro);
 			break;
 		case FMT_STATS:
 			out = output_stats__new(stdout, json);
@@ -425,12 +471,12 @@ static int cmd_profile(int argc, char **argv)
 		out->no_demangle = no_demangle;
 	}
 	if (input) {
-		if (!capture__is_capture(input)) {
-			p_err("%s is not a kprofcat capture file (written with -o)", input);
+		if (capture__check(input)) {
 			output__free(out);
 			return 1;
 		}
-		status = record__replay(input, out, o.pid, event_name, sizeof(event_name));
+		status = record__replay_filtered(input, out, o.pid, &rd.sf, event_name,
+						 sizeof(event_name));
 	} else {
 		o.out = out;
 		status = record__live(&o);
@@ -439,15 +485,27 @@ static int cmd_profile(int argc, char **argv)
 	return status;
 }
 
+static const struct verb verbs[] = {
+	{ "record", FMT_SCRIPT, 1 },
+	{ "script", FMT_SCRIPT, 0 },
+	{ "report", FMT_REPORT, 0 },
+	{ "stat", FMT_STATS, 0 },
+};
+
 struct cmd {
 	const char *name;
 	int (*func)(int argc, char **argv);
+	const struct verb *verb;	/* or: a mode of profile() */
 };
 
 static const struct cmd cmds[] = {
-	{ "throttle-sim", throttle_sim_main },
-	{ "convert", convert_main },
-	{ NULL, NULL },
+	{ "throttle-sim", throttle_sim_main, NULL },
+	{ "convert", convert_main, NULL },
+	{ "record", NULL, &verbs[0] },
+	{ "script", NULL, &verbs[1] },
+	{ "report", NULL, &verbs[2] },
+	{ "stat", NULL, &verbs[3] },
+	{ NULL, NULL, NULL },
 };
 
 int main(int argc, char **argv)
@@ -457,7 +515,8 @@ int main(int argc, char **argv)
 	if (argc > 1) {
 		for (c = cmds; c->name; c++)
 			if (!strcmp(argv[1], c->name))
-				return c->func(argc - 1, argv + 1);
+				return c->verb ? profile(argc - 1, argv + 1, c->verb) :
+				       c->func(argc - 1, argv + 1);
 	}
-	return cmd_profile(argc, argv);
+	return profile(argc, argv, &(const struct verb){ NULL, FMT_SCRIPT, 0 });
 }

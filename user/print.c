@@ -4,6 +4,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "print.h"
 
@@ -21,9 +22,11 @@ void p_set_no_warnings(int q)
 
 static void p_vprint(const char *kind, const char *fmt, va_list ap)
 {
-	if (quiet || (no_warnings && *kind != 'e'))
+	if (quiet || (no_warnings && (!kind || strcmp(kind, "error"))))
 		return;
-	fprintf(stderr, "kprofcat: %s: ", kind);
+	fputs("kprofcat: ", stderr);
+	if (kind)
+		fprintf(stderr, "%s: ", kind);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }
@@ -51,6 +54,6 @@ void p_info(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	p_vprint("info", fmt, ap);
+	p_vprint(NULL, fmt, ap);
 	va_end(ap);
 }

@@ -76,11 +76,11 @@ int runlimits__fit_freq(struct kdev *d, struct record_opts *o)
 void runlimits__end_of_run(const struct record_opts *o, const struct out_summary *sum,
 		       uint64_t samples, unsigned long long bytes)
 {
-	struct out_totals t;
+	struct out_kernel_totals t;
 	char lost[256] = "", rate[160] = "";
 	int n = 0;
 
-	out_summary__totals(sum, &t);
+	out_summary__kernel_totals(sum, &t);
 	if (t.lost_full)
 		n += snprintf(lost + n, sizeof(lost) - n, "%s%llu buffer full", n ? ", " : "",
 			      (unsigned long long)t.lost_full);

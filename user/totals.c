@@ -7,7 +7,7 @@
 
 #include "output.h"
 
-void out_summary__totals(const struct out_summary *s, struct out_totals *t)
+void out_summary__kernel_totals(const struct out_summary *s, struct out_kernel_totals *t)
 {
 	unsigned int i;
 

@@ -6,7 +6,7 @@
  *    defaults read as not given;
  *  - the knob writes and their errors (a missing module);
  *  - event modifiers :u and :k (user/config.c);
- *  - the end-of-run totals (out_summary__totals()).
+ *  - the end-of-run totals (out_summary__kernel_totals()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -161,7 +161,7 @@ TEST(totals_sum_the_cpus)
 {
 	struct kprof_cpu_stats cpu[3];
 	struct out_summary s = { .cpu = cpu, .nr_cpu = 3 };
-	struct out_totals t;
+	struct out_kernel_totals t;
 
 	memset(cpu, 0, sizeof(cpu));
 	cpu[0].size = cpu[2].size = sizeof(cpu[0]);	/* CPU 1: no event */
@@ -177,7 +177,7 @@ TEST(totals_sum_the_cpus)
 	cpu[2].counters.lost_events = 16;
 	cpu[2].counters.lowerings = 1;
 	cpu[2].max_sample_rate = 14750;
-	out_summary__totals(&s, &t);
+	out_summary__kernel_totals(&s, &t);
 	EXPECT_EQ(15ULL, t.samples);
 	EXPECT_EQ(15ULL, t.lost);
 	EXPECT_EQ(1ULL, t.lost_full);
