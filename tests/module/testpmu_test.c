@@ -131,13 +131,16 @@ static int tp_cmp_lines(const void *a, const void *b)
  * period it asked for (-c: a fixed period is every sample's period).
  * Each sample comes from one perf_event_overflow() call of the stand-in
  * (throttling overflows write their sample too), so the distinct samples
- * written are at most the overflows it counted.  Distinct: now and then
- * (about one perf record in ten, seen only with all vCPUs on one TCG
- * thread) perf.data holds one record twice, byte for byte (CPU, ns
- * timestamp, IP) at two file offsets, for one overflow the stand-in
- * counted and one NMI it took: a copy made on perf's side (its ring
- * buffer or perf record), not a second sample.  Copies are logged, and
- * only distinct samples count against the overflows.
+ * written are at most the overflows it counted.  Distinct: perf record
+ * writes some records twice.  Its perf_mmap__push() (Debian's perf 6.1,
+ * tools/perf/util/mmap.c) reads data_head once, then again in
+ * perf_mmap__read_init(); it writes out up to the second and keeps the
+ * first as where it stopped, so what the kernel published between the
+ * two reads is written again on its next pass.  With all vCPUs on one
+ * TCG thread, perf's vCPU can be descheduled between the two reads while
+ * others sample, and about one run in ten holds a copy: byte for byte
+ * the same CPU, ns timestamp and IP at two file offsets, for one overflow
+ * the stand-in counted.  Copies are logged; only distinct samples count.
  */
 TEST_F(testpmu, perf_record_all_cpus)
 {
@@ -183,7 +186,8 @@ TEST_F(testpmu, perf_record_all_cpus)
 		sscanf(lines[j], " [%u] %*[0-9.]: %u", &cpu, &period);
 		samples++;
 		per_cpu[cpu]++;
-		bad_period += period != 50000;
+		if (period != 50000 && !bad_period++)
+			TH_LOG("a sample with another period: %s", lines[j]);
 	}
 	free(lines);
 	unlink("/tmp/testpmu.data");
