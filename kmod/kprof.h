@@ -44,9 +44,6 @@
 #define KPROF_SAMPLE_MAX_SIZE	(sizeof(struct kprof_sample) + \
 				 2 * KPROF_MAX_STACK * sizeof(__u64))
 
-/* Largest data area per CPU, in pages (256 MiB with 4 KiB pages). */
-#define KPROF_MAX_BUFFER_PAGES	65536
-
 /* Per-CPU counters, in the order of struct kprof_counters. */
 enum kprof_counter {
 	KPROF_CNT_OVERFLOWS,
@@ -231,6 +228,10 @@ void kprof_throttle_quiesce(struct kprof_cpu *c);
 /* kprof_cdev.c */
 int kprof_cdev_init(kgid_t group);
 void kprof_cdev_exit(void);
+
+/* kprof_params.c */
+int kprof_params_throttle(void);
+void kprof_params_exit(void);
 
 /* kprof_nmi.c */
 int kprof_nmi_init(void);

@@ -17,6 +17,7 @@
 #include "cli_read.h"
 #include "config.h"
 #include "convert.h"
+#include "kparams.h"
 #include "output.h"
 #include "print.h"
 #include "record.h"
@@ -41,20 +42,29 @@ static void usage(FILE *f)
 "                         cache-references, cache-misses, branches, branch-misses,\n"
 "                         ref-cycles, rNNNN (raw, hex), or a PMU as perf spells\n"
 "                         it: NAME// or NAME/config=0x..,config1=..,period=N/\n"
-"                         (NAME from /sys/bus/event_source/devices)\n"
-"  -F, --freq HZ          samples per second per CPU (default %d)\n"
+"                         (NAME from /sys/bus/event_source/devices); EVENT:u or\n"
+"                         EVENT:k samples user or kernel mode only; given once\n"
+"  -F, --freq HZ|max      samples per second per CPU (default %d, or kprof.ko's\n"
+"                         freq= from insmod); above the max rate in force it\n"
+"                         is lowered with a warning, max takes the max\n"
+"      --strict-freq      -F above the max rate is an error instead\n"
 "  -c, --count PERIOD     one sample every PERIOD events (instead of -F)\n"
 "  -g, --call-graph[=caller|callee]\n"
 "                         record kernel and user call chains; with --report,\n"
 "                         print each row's call graph (default caller order)\n"
 "  -C, --cpu LIST         CPUs to sample, e.g. 0,2-3 (default all)\n"
-"  -p, --pid PID          keep only samples of process PID\n"
+"  -p, --pid PID          keep only samples of process PID (ends when it does)\n"
 "  -a, --all-cpus         with -- CMD: keep samples of every process\n"
 "      --user-only        exclude kernel mode\n"
 "      --kernel-only      exclude user mode\n"
-"      --buffer-pages N   data pages per CPU buffer (power of two)\n"
+"  -m, --buffer-pages N   data pages per CPU buffer (power of two, at most %d)\n"
 "      --watermark BYTES  wake the reader after this many bytes\n"
 "  -d, --duration SEC     stop after SEC seconds\n"
+"  -q, --quiet            no status line, end-of-run line or warnings\n"
+"Throttle knobs (kprof.ko's, system-wide like the perf sysctls: root only):\n"
+"      --max-sample-rate N        like kernel.perf_event_max_sample_rate\n"
+"      --cpu-time-max-percent N   like kernel.perf_cpu_time_max_percent (0..100)\n"
+"      --throttle-semantics S     per-tick limit: ge, gt or shadow\n"
 "Files:\n"
 "  -o, --output FILE      save a capture (records, kallsyms, maps, symbols)\n"
 "  -i, --input FILE       read a capture instead of the device; -C, -p, --tid,\n"
@@ -79,13 +89,13 @@ static void usage(FILE *f)
 "  record                 kprofcat -o " DEFAULT_CAPTURE " (unless -o is given)\n"
 "  script, report, stat   kprofcat, --report, --stats; without -i, FILE, DEVICE\n"
 "                         or -- CMD they read " DEFAULT_CAPTURE "\n",
-		DEFAULT_FREQ);
+		DEFAULT_FREQ, KPROF_MAX_BUFFER_PAGES);
 }
 
 enum {
 	OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_BUFFER_PAGES, OPT_WATERMARK,
 	OPT_FOLDED, OPT_WEIGHT, OPT_REPORT, OPT_STATS, OPT_JSON, OPT_NO_DEMANGLE,
-	OPT_VERSION,
+	OPT_VERSION, OPT_STRICT_FREQ, OPT_MAX_RATE, OPT_MAX_PERCENT, OPT_SEMANTICS,
 };
 
 static const struct option long_opts[] = {
@@ -111,6 +121,11 @@ static const struct option long_opts[] = {
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "strict-freq", no_argument, NULL, OPT_STRICT_FREQ },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "max-sample-rate", required_argument, NULL, OPT_MAX_RATE },
+	{ "cpu-time-max-percent", required_argument, NULL, OPT_MAX_PERCENT },
+	{ "throttle-semantics", required_argument, NULL, OPT_SEMANTICS },
 	CLI_READ_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -129,6 +144,49 @@ static int parse_u64(const char *opt, const char *s, unsigned long long max,
 	return 0;
 }
 
+/*
+ * What insmod set (kparams.h) stands in for the options not given: -F/-c
+ * (unless the event has a period or freq term), -e, -C, --buffer-pages,
+ * --watermark, --user-only/--kernel-only.  callchain, kernel_stack,
+ * user_stack and precise_ip are -g's and kprofcat's own.
+ */
+static int apply_module_defaults(struct record_opts *o, unsigned long long *freq,
+				 unsigned long long *period, int event_given, int event_sample,
+				 int cpus_given)
+{
+	static struct kparams_defaults d;
+	int sample;
+
+	if (kparams__defaults(&d))
+		return 0;
+	if (!event_given && d.event[0]) {
+		if (config__parse_event(&o->cfg, d.event, &sample)) {
+			p_err("kprof.ko's event=%s (from insmod): give -e", d.event);
+			return -1;
+		}
+		o->event = d.event;
+	}
+	if (!*freq && !*period && !event_sample) {
+		if (d.period)
+			*period = d.period;
+		else if (d.freq)
+			*freq = d.freq;	/* lowered like kprofcat's default */
+	}
+	if (!cpus_given && d.cpus[0] && config__parse_cpus(&o->cfg, d.cpus))
+		return -1;
+	if (!o->cfg.buffer_pages)
+		o->cfg.buffer_pages = d.buffer_pages;
+	if (!o->cfg.watermark)
+		o->cfg.watermark = d.watermark;
+	if (!(o->cfg.flags & (KPROF_CFG_EXCLUDE_USER | KPROF_CFG_EXCLUDE_KERNEL))) {
+		if (d.exclude_user)
+			o->cfg.flags |= KPROF_CFG_EXCLUDE_USER;
+		if (d.exclude_kernel)
+			o->cfg.flags |= KPROF_CFG_EXCLUDE_KERNEL;
+	}
+	return 0;
+}
+
 static int profile(int argc, char **argv, const struct verb *vb)
 {
 	struct read_opts rd = { 0 };
@@ -136,7 +194,7 @@ static int profile(int argc, char **argv, const struct verb *vb)
 	unsigned long long v, freq = 0, period = 0;
 	enum format fmt = vb->fmt;
 	int fmt_given = !!vb->name, json = 0, weight_period = 0, callchain = 0, opt;
-	int no_demangle = 0, event_sample = 0;
+	int no_demangle = 0, event_sample = 0, event_given = 0, cpus_given = 0;
 	const char *input = NULL;
 	static char event_name[64];
 	struct output *out = NULL;
@@ -157,18 +215,30 @@ static int profile(int argc, char **argv, const struct verb *vb)
 		}
 	}
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "e:F:c:gC:p:ad:o:i:hn", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "e:F:c:gC:p:ad:o:i:hnm:q", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
+			if (event_given) {
+				p_err("-e given twice ('%s', then '%s'): kprof samples one event per run",
+				      o.event, optarg);
+				return 2;
+			}
+			event_given = 1;
 			if (config__parse_event(&o.cfg, optarg, &event_sample))
 				return 2;
 			o.event = optarg;
 			rd.record_opt = "-e";
 			break;
 		case 'F':
-			if (parse_u64("-F", optarg, 1000000, &freq))
-				return 2;
 			rd.record_opt = "-F";
+			if (!strcmp(optarg, "max")) {
+				o.freq_src = FREQ_MAX;
+				freq = 1;	/* raised to the max at configure time */
+				break;
+			}
+			if (parse_u64("-F", optarg, 0x7fffffff, &freq))
+				return 2;
+			o.freq_src = FREQ_USER;
 			break;
 		case 'c':
 			if (parse_u64("-c", optarg, ~0ULL >> 1, &period))
@@ -193,6 +263,7 @@ static int profile(int argc, char **argv, const struct verb *vb)
 			if (config__parse_cpus(&o.cfg, optarg))
 				return 2;
 			rd.sf.cpus_set = 1;
+			cpus_given = 1;
 			memcpy(rd.sf.cpus, o.cfg.cpumask, sizeof(rd.sf.cpus));
 			break;
 		case 'p':
@@ -228,9 +299,15 @@ static int profile(int argc, char **argv, const struct verb *vb)
 			o.cfg.flags |= KPROF_CFG_EXCLUDE_USER;
 			rd.sf.kernel_only = 1;
 			break;
+		case 'm':
 		case OPT_BUFFER_PAGES:
-			if (parse_u64("--buffer-pages", optarg, 1 << 20, &v))
+			if (parse_u64("--buffer-pages", optarg, ~0ULL, &v))
 				return 2;
+			if (v > KPROF_MAX_BUFFER_PAGES) {
+				p_err("--buffer-pages %llu is above kprof.ko's limit of %d pages per CPU buffer: use at most %d",
+				      v, KPROF_MAX_BUFFER_PAGES, KPROF_MAX_BUFFER_PAGES);
+				return 2;
+			}
 			if (v & (v - 1)) {
 				p_err("--buffer-pages %llu is not a power of two", v);
 				return 2;
@@ -271,6 +348,26 @@ static int profile(int argc, char **argv, const struct verb *vb)
 			break;
 		case OPT_NO_DEMANGLE:
 			no_demangle = 1;
+			break;
+		case OPT_STRICT_FREQ:
+			o.strict_freq = 1;
+			rd.record_opt = "--strict-freq";
+			break;
+		case 'q':
+			o.quiet = 1;
+			p_set_no_warnings(1);
+			break;
+		case OPT_MAX_RATE:
+			o.set_rate = optarg;
+			rd.record_opt = "--max-sample-rate";
+			break;
+		case OPT_MAX_PERCENT:
+			o.set_percent = optarg;
+			rd.record_opt = "--cpu-time-max-percent";
+			break;
+		case OPT_SEMANTICS:
+			o.set_semantics = optarg;
+			rd.record_opt = "--throttle-semantics";
 			break;
 		case 'h':
 			usage(stdout);
@@ -327,6 +424,12 @@ static int profile(int argc, char **argv, const struct verb *vb)
 		p_err("-p and -- CMD exclude each other");
 		return 2;
 	}
+	if (!input && apply_module_defaults(&o, &freq, &period, event_given, event_sample,
+					    cpus_given))
+		return 2;
+	/* An event's freq= term is a given -F for the max-rate rules. */
+	if (event_sample)
+		o.freq_src = FREQ_USER;
 	/* An event's period= or freq= term wins over -c and -F, as in perf. */
 	if (period && !event_sample) {
 		o.cfg.sample = period;

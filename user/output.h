@@ -36,7 +36,32 @@ struct out_summary {
 	uint64_t filtered;	/* samples the filters dropped (-p, -- CMD, -C, --tid, ...) */
 	uint64_t sideband_lost;
 	double seconds;		/* of recording; 0 when reading a capture */
+	/* The module's throttle knobs at the start of a live run, else NULL. */
+	const struct kprof_throttle_config *knobs;
 };
+
+/*
+ * A run's totals from the kernel's counters (out_summary.cpu, from
+ * GET_STATS or a capture's STATS sections), summed over the CPUs: the
+ * end-of-run line prints them.  (struct out_totals below counts the same
+ * from the records in-band.)
+ */
+struct out_kernel_totals {
+	uint64_t samples;		/* SAMPLE records the kernel committed */
+	uint64_t lost;			/* overflows not delivered: the sum of */
+	uint64_t lost_full;		/*   no room in the buffer */
+	uint64_t lost_nested;		/*   nested too deep */
+	uint64_t lost_stopped;		/*   while stopping */
+	uint64_t lost_throttled;	/*   while throttled */
+	uint64_t lost_events;		/* other records that did not fit */
+	uint64_t throttles;		/* throttled ticks (THROTTLE records) */
+	uint64_t lowerings;		/* cost-controller lowerings (RATE_LOWERED) */
+	uint64_t max_sample_rate;	/* in force at the end, lowest of the CPUs; 0: unknown */
+};
+
+void out_summary__kernel_totals(const struct out_summary *s, struct out_kernel_totals *t);
+/* enum kprof_throttle_semantics as the throttle_semantics knob spells it. */
+const char *out_semantics_name(unsigned int semantics);
 
 struct output;
 

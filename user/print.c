@@ -4,19 +4,25 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "print.h"
 
-static int quiet;
+static int quiet, no_warnings;
 
 void p_set_quiet(int q)
 {
 	quiet = q;
 }
 
+void p_set_no_warnings(int q)
+{
+	no_warnings = q;
+}
+
 static void p_vprint(const char *kind, const char *fmt, va_list ap)
 {
-	if (quiet)
+	if (quiet || (no_warnings && (!kind || strcmp(kind, "error"))))
 		return;
 	fputs("kprofcat: ", stderr);
 	if (kind)

@@ -26,6 +26,7 @@
 
 #include "capture.h"
 #include "kdev.h"
+#include "runlimits.h"
 #include "print.h"
 #include "record.h"
 #include "session.h"
@@ -35,12 +36,12 @@
 #define POLL_MS		50
 #define MAX_POLLFDS	(KPROF_MAX_CPUS + 1)
 
+/* The signal that asked kprofcat to stop (SIGINT, SIGTERM), 0 if none. */
 static volatile sig_atomic_t stop_requested;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	stop_requested = sig;
 }
 
 static double now(void)
@@ -78,14 +79,22 @@ static int write_meta(struct capture_writer *w, const struct record_opts *o,
  * CMD is held until kprof runs.  When kprofcat's stdout carries the
  * profile, CMD's stdout goes to kprofcat's stderr so the two streams
  * never interleave (the parsers reading the profile would choke).
+ * *EXEC_ERR is read once CMD is released: EOF when the exec succeeded
+ * (the pipe is close-on-exec), else the exec's errno.
  */
-static pid_t spawn_held(char **cmd, int stdout_to_stderr, int *go)
+static pid_t spawn_held(char **cmd, int stdout_to_stderr, int *go, int *exec_err)
 {
-	int p[2];
+	int p[2], e[2];
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC)) {
 		p_err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	if (pipe2(e, O_CLOEXEC)) {
+		p_err("pipe: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
 		return -1;
 	}
 	pid = fork();
@@ -93,12 +102,16 @@ static pid_t spawn_held(char **cmd, int stdout_to_stderr, int *go)
 		p_err("fork: %s", strerror(errno));
 		close(p[0]);
 		close(p[1]);
+		close(e[0]);
+		close(e[1]);
 		return -1;
 	}
 	if (!pid) {
 		char c;
+		int err;
 
 		close(p[1]);
+		close(e[0]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		/* EOF instead of the byte: kprofcat gave up before starting. */
@@ -107,12 +120,50 @@ static pid_t spawn_held(char **cmd, int stdout_to_stderr, int *go)
 		if (stdout_to_stderr && dup2(2, 1) < 0)
 			_exit(127);
 		execvp(cmd[0], cmd);
-		p_err("cannot run '%s': %s", cmd[0], strerror(errno));
+		err = errno;
+		if (write(e[1], &err, sizeof(err)) != sizeof(err))
+			_exit(127);
 		_exit(127);
 	}
 	close(p[0]);
+	close(e[1]);
 	*go = p[1];
+	*exec_err = e[0];
 	return pid;
+}
+
+/* PID has exited: it is gone, or a zombie its parent has not reaped. */
+static int pid_gone(pid_t pid)
+{
+	char path[64], buf[512], *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return kill(pid, 0) && errno == ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	/* "PID (COMM) S ...": the state follows the last ')'. */
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+/* Released CMD: 0 once it runs, else the errno of its exec. */
+static int exec_result(int fd)
+{
+	int err = 0;
+	ssize_t n;
+
+	do
+		n = read(fd, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	return n == sizeof(err) ? err : 0;
 }
 
 static int on_record(void *s, unsigned int cpu, const void *rec, size_t len)
@@ -278,6 +329,33 @@ static void status_line(struct kdev *d, double t0, double *last, unsigned long l
 	*last_samples = samples;
 }
 
+/*
+ * Stop CMD with SIG; one that outlives it for a second gets SIGTERM, then
+ * SIGKILL, so kprofcat never waits forever on a CMD that ignores SIGINT.
+ * Returns the mask (1 << signal) of what was sent; *STATUS gets CMD's end.
+ */
+static int stop_child(pid_t child, int sig, int *status)
+{
+	static const int then[] = { 0, SIGTERM, SIGKILL };
+	int sent = 0, i, ms;
+
+	for (i = 0; i < 3; i++) {
+		int s = i ? then[i] : sig;
+
+		if (i && s == sig)
+			continue;
+		kill(child, s);
+		sent |= 1 << s;
+		for (ms = 0; ms < 1000; ms += 10) {
+			if (waitpid(child, status, WNOHANG) == child)
+				return sent;
+			usleep(10000);
+		}
+	}
+	waitpid(child, status, 0);
+	return sent;
+}
+
 int record__live(struct record_opts *o)
 {
 	struct session_opts so = { .out = o->out, .window_ns = WINDOW_NS };
@@ -289,19 +367,32 @@ int record__live(struct record_opts *o)
 	unsigned long long last_samples = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct out_summary sum = { 0 };
+	struct kprof_throttle_config knobs;
 	struct output null_out = { .ops = &null_ops, .needs_frames = 1 };
 	struct raw rw = { 0 };
 	double pace = RAW_MIN_SLEEP, last_drain;
 	uint64_t data_size = (uint64_t)o->cfg.buffer_pages * sysconf(_SC_PAGESIZE);
-	int status = 1, go = -1, child_status = 0, ret, tty = isatty(2), raw;
+	int status = 1, go = -1, exec_err = -1, child_status = 0, ret, raw;
+	/* Not on the terminal the samples go to: the two would glue. */
+	int tty = isatty(2) && !o->quiet && !(o->out && isatty(1));
 	pid_t child = 0;
 	struct kdev *d;
 	double t0 = now(), last_status = t0;
 	unsigned int cpu;
+	int stop_sig = 0;	/* the signals kprofcat sent CMD, as a mask */
 
+	if (o->pid && kill(o->pid, 0) && errno == ESRCH) {
+		p_err("-p %d: No such process", o->pid);
+		return 1;
+	}
+	if (runlimits__set_knobs(o))
+		return 1;
 	d = kdev__open(o->device);
 	if (!d)
 		return 1;
+	if (runlimits__fit_freq(d, o) || kdev__knobs(d, &knobs))
+		goto out;
+	sum.knobs = &knobs;
 	if (kdev__configure(d, &o->cfg, o->event))
 		goto out;
 	if (o->out_path) {
@@ -310,7 +401,7 @@ int record__live(struct record_opts *o)
 			goto out;
 	}
 	if (o->cmd) {
-		child = spawn_held(o->cmd, o->out != NULL, &go);
+		child = spawn_held(o->cmd, o->out != NULL, &go, &exec_err);
 		if (child < 0)
 			goto out;
 	}
@@ -377,6 +468,22 @@ int record__live(struct record_opts *o)
 		}
 		close(go);
 		go = -1;
+		ret = exec_result(exec_err);
+		exec_err = -1;
+		if (ret) {
+			/* Nothing it ran is worth printing: no samples, no capture. */
+			p_err("cannot run '%s': %s", o->cmd[0], strerror(ret));
+			kdev__stop(d);
+			waitpid(child, NULL, 0);
+			child = 0;
+			if (cap) {
+				capture__close(cap);
+				cap = NULL;
+				unlink(o->out_path);
+			}
+			status = 127;
+			goto out;
+		}
 	}
 	t0 = last_status = last_drain = now();
 	while (!stop_requested) {
@@ -392,6 +499,9 @@ int record__live(struct record_opts *o)
 				break;
 			}
 		}
+		/* perf record -p ends when its process does. */
+		if (o->pid && pid_gone(o->pid))
+			break;
 		if (raw) {
 			struct timespec ts = {
 				.tv_sec = (time_t)pace,
@@ -438,12 +548,17 @@ int record__live(struct record_opts *o)
 	status = 0;
 stop:
 	kdev__stop(d);
+	/* Erased for what follows: warnings, then the end-of-run line. */
 	if (tty)
 		fputs("\r\033[K", stderr);
 	if (child) {
-		/* Stopped early (Ctrl-C, --duration): do not leave CMD behind. */
-		kill(child, SIGTERM);
-		waitpid(child, &child_status, 0);
+		/*
+		 * Stopped early (Ctrl-C, kill, --duration): do not leave CMD
+		 * behind.  It gets the signal kprofcat got (SIGTERM for
+		 * --duration); dying of it is the stop that was asked for.
+		 */
+		stop_sig = stop_child(child, stop_requested ? stop_requested : SIGTERM,
+				      &child_status);
 		child = 0;
 	}
 	if (raw) {
@@ -482,7 +597,8 @@ stop:
 	sum.seconds = now() - t0;
 	if (o->out && output__finish(o->out, &sum))
 		status = 1;
-	if (sum.misordered)
+	/* -o alone prints nothing: nothing came out of order. */
+	if (sum.misordered && o->out)
 		p_warn("%llu records arrived later than the %llu ms reordering window and were printed out of order",
 		       (unsigned long long)sum.misordered, WINDOW_NS / 1000000);
 	if (sum.sideband_lost)
@@ -494,17 +610,25 @@ stop:
 		if (capture__close(cap))
 			status = 1;
 		cap = NULL;
-		if (!status)
-			fprintf(stderr, "kprofcat: wrote %llu samples to %s\n",
-				(unsigned long long)session__samples_out(s), o->out_path);
 	}
+	if (!status && !o->quiet)
+		runlimits__end_of_run(o, &sum, session__samples_out(s), kdev__bytes(d));
+	/* CMD's own end is kprofcat's exit status, as perf record's. */
+	if (o->cmd && WIFEXITED(child_status) && WEXITSTATUS(child_status))
+		p_warn("'%s' exited with status %d", o->cmd[0], WEXITSTATUS(child_status));
+	else if (o->cmd && WIFSIGNALED(child_status) && !(stop_sig & (1 << WTERMSIG(child_status))))
+		p_warn("'%s' was killed by signal %d (%s)", o->cmd[0], WTERMSIG(child_status),
+		       strsignal(WTERMSIG(child_status)));
 	if (!status && WIFEXITED(child_status))
 		status = WEXITSTATUS(child_status);
-	else if (!status && WIFSIGNALED(child_status))
+	else if (!status && WIFSIGNALED(child_status) &&
+		 !(stop_sig & (1 << WTERMSIG(child_status))))
 		status = 128 + WTERMSIG(child_status);
 out:
 	if (go >= 0)
 		close(go);	/* the held child sees EOF and exits 127 */
+	if (exec_err >= 0)
+		close(exec_err);
 	if (child)
 		waitpid(child, NULL, 0);
 	if (cap)

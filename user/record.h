@@ -23,6 +23,12 @@ struct record_opts {
 	struct output *out;	/* NULL: -o alone */
 	int want_stats;		/* fill the summary from the device */
 	struct sample_filter sf;	/* --tid, --comm, ... (session.h) */
+	/* How cfg.sample got its frequency, for -F above the max. */
+	enum { FREQ_DEFAULT, FREQ_USER, FREQ_MAX } freq_src;
+	int strict_freq;	/* --strict-freq: -F above the max is an error */
+	int quiet;		/* -q: no status line, no end-of-run line */
+	/* --throttle-semantics, --cpu-time-max-percent, --max-sample-rate */
+	const char *set_semantics, *set_percent, *set_rate;
 };
 
 /* Returns the exit status kprofcat should exit with. */

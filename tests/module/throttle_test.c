@@ -1463,9 +1463,10 @@ static int tt_kprofcat_run(const char *args, char *out, size_t len)
 }
 
 /*
- * kprofcat -F is refused above min(kprof's max_sample_rate, the kernel's
- * perf_event_max_sample_rate), as perf_event_open() refuses a frequency
- * above the sysctl, with an error naming the limit; below both it runs.
+ * kprofcat -F above min(kprof's max_sample_rate, the kernel's
+ * perf_event_max_sample_rate) is fitted as perf record fits it: refused
+ * with --strict-freq, with an error naming the limit in force and the knob
+ * that sets it, else lowered to it with a warning; below both it runs.
  */
 TEST_F_TIMEOUT(kthrottle, freq_above_limits_refused, 60)
 {
@@ -1479,8 +1480,14 @@ TEST_F_TIMEOUT(kthrottle, freq_above_limits_refused, 60)
 	kp_close(self->fd, &self->b);
 	self->fd = -1;
 
-	EXPECT_NE(0, tt_kprofcat_run("-F 1500", out, sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "kernel.perf_event_max_sample_rate 1000"))
+	EXPECT_NE(0, tt_kprofcat_run("--strict-freq -F 1500", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "Maximum frequency rate (1000 Hz) exceeded"))
+		TH_LOG("kprofcat -F 1500 said: %s", out);
+	EXPECT_NE(NULL, strstr(out, "/proc/sys/kernel/perf_event_max_sample_rate"))
+		TH_LOG("kprofcat -F 1500 said: %s", out);
+	EXPECT_EQ(0, tt_kprofcat_run("-F 1500", out, sizeof(out)))
+		TH_LOG("kprofcat -F 1500 said: %s", out);
+	EXPECT_NE(NULL, strstr(out, "throttling from 1500 Hz to 1000 Hz"))
 		TH_LOG("kprofcat -F 1500 said: %s", out);
 	EXPECT_EQ(0, tt_kprofcat_run("-F 800", out, sizeof(out)))
 		TH_LOG("kprofcat -F 800 said: %s", out);
@@ -1489,8 +1496,10 @@ TEST_F_TIMEOUT(kthrottle, freq_above_limits_refused, 60)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, tt_set_throttle(fd, 500, 25, 0));
 	close(fd);
-	EXPECT_NE(0, tt_kprofcat_run("-F 800", out, sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "kprof's max_sample_rate 500"))
+	EXPECT_NE(0, tt_kprofcat_run("--strict-freq -F 800", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "Maximum frequency rate (500 Hz) exceeded"))
+		TH_LOG("kprofcat -F 800 said: %s", out);
+	EXPECT_NE(NULL, strstr(out, "/sys/module/kprof/parameters/max_sample_rate"))
 		TH_LOG("kprofcat -F 800 said: %s", out);
 	fd = kp_open();
 	ASSERT_LE(0, fd);

@@ -57,6 +57,8 @@
 #define KPROF_COMM_LEN			16
 #define KPROF_MAX_STACK			127	/* per chain (kernel, user) */
 #define KPROF_MAX_CPUS			1024	/* size of the config cpumask */
+/* Largest kprof_config.buffer_pages (256 MiB per CPU with 4 KiB pages). */
+#define KPROF_MAX_BUFFER_PAGES		65536
 
 /* ------------------------------------------------------------------ */
 /* mmap layout                                                         */
