@@ -17,6 +17,7 @@
 #include <linux/irq_work.h>
 #include <linux/printk.h>
 #include <linux/sched/clock.h>
+#include <linux/string.h>
 #include <linux/tick.h>
 
 #include "kprof.h"
@@ -137,9 +138,11 @@ static void kprof_throttle_publish_limits(void)
  *	cannot cancel itself, so the stop is deferred to irq_work and the
  *	restart to kprof's hrtimer at the next tick of local_clock().  The
  *	kernel's tick never restarts them (their hw.interrupts stays below
- *	MAX_INTERRUPTS), so nothing races that restart; when the kernel's
- *	own limit stopped the event too, its tick restarts it first and
- *	kprof's start of a running hrtimer event is a re-arm.
+ *	MAX_INTERRUPTS), so nothing races that restart.  When the kernel's
+ *	own limit stopped the event too, the restart is the kernel's: if
+ *	its tick comes first, kprof's start of the running hrtimer event
+ *	is a re-arm; if kprof's timer comes first, it finds hw.interrupts
+ *	still MAX_INTERRUPTS and leaves the event to the kernel's tick.
  *
  * PMU events in frequency mode: throttled inside the overflow exactly as
  *	the kernel throttles them, so that the kernel's tick unthrottles.
@@ -197,6 +200,45 @@ static enum kprof_throttle_way kprof_throttle_way(struct perf_event *event)
 	if (event->attr.freq && event->attr.sample_freq)
 		return KPROF_THR_IN_OVERFLOW;
 	return KPROF_THR_DROP;
+}
+
+/**
+ * kprof_throttle_check_event() - refuse an event kprof cannot throttle soundly
+ * @event: a new event of kprof's, created disabled, not yet enabled
+ *
+ * kprof_throttle_way() is sound for cpu-clock and task-clock (their own
+ * software PMU), and for PMU drivers that leave a counter the overflow
+ * handler stopped alone once perf_event_overflow() returned 0, as x86's
+ * core PMU (x86_pmu_handle_irq()) and the arm_pmu do.  Refused:
+ *  - other PMUs of the software context (kprobe, uprobe: a dynamic type,
+ *    so kprof_config_validate() lets their event_init decide): they
+ *    overflow in the context of whatever hit the probe, and their
+ *    pmu->stop()/start() from kprof's irq_work and hrtimer would fight
+ *    the probe's own;
+ *  - AMD IBS (ibs_op, ibs_fetch) in frequency mode: perf_ibs_handle_irq()
+ *    re-enables the hardware after an overflow that returned 0, undoing
+ *    kprof's in-overflow stop while the perf core thinks it stopped.  A
+ *    fixed period (-c) is fine: kprof then never stops the counter.
+ *
+ * Context: process context (the cpuhp callback creating the event).
+ * Return: 0, or -EOPNOTSUPP after logging which event and why.
+ */
+int kprof_throttle_check_event(struct perf_event *event)
+{
+	const char *name = event->pmu->name ? event->pmu->name : "?";
+	const char *why = NULL;
+
+	if (event->pmu->task_ctx_nr == perf_sw_context &&
+	    event->attr.type != PERF_TYPE_SOFTWARE)
+		why = "a software-context PMU (kprobe, uprobe): kprof cannot throttle it";
+	else if (kprof_throttle_way(event) == KPROF_THR_IN_OVERFLOW &&
+		 str_has_prefix(name, "ibs_"))
+		why = "AMD IBS undoes kprof's in-overflow stop; use a fixed period (-c)";
+	if (!why)
+		return 0;
+	pr_warn("event type %u config %#llx on PMU '%s' refused: %s\n",
+		event->attr.type, event->attr.config, name, why);
+	return -EOPNOTSUPP;
 }
 
 /* After the sample that tripped kprof's limit: stop as kprof_throttle_way says. */
@@ -281,7 +323,17 @@ static enum hrtimer_restart kprof_throttle_timer_fn(struct hrtimer *t)
 							     now));
 		return HRTIMER_RESTART;
 	}
-	if (c->thr_stopped && READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE)
+	/*
+	 * Restart only what kprof stopped and the kernel does not hold: with
+	 * both limits tripped at one overflow, hw.interrupts is
+	 * MAX_INTERRUPTS until the kernel's tick unthrottles (its restart,
+	 * perf_adjust_freq_unthr_context()).  A start by kprof before that
+	 * would run the event the kernel throttled, and its next overflow
+	 * would take hw.interrupts from MAX_INTERRUPTS to 0 (6.1's ++ in the
+	 * same seq), lifting the kernel's throttle early.
+	 */
+	if (c->thr_stopped && READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE &&
+	    READ_ONCE(event->hw.interrupts) != KPROF_MAX_INTERRUPTS)
 		event->pmu->start(event, 0);
 	c->thr_stopped = false;
 	/* The kernel's limit may hold it still: its release closes then. */
