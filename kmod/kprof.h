@@ -92,6 +92,8 @@ struct kprof_buf {
 	unsigned long		size;		/* data bytes, power of two */
 	unsigned long		watermark;	/* bytes between wakeups */
 	local_t			head;		/* reserved bytes, free-running */
+	/* head last stored to data_head; written by the outermost writer */
+	unsigned long		published;
 	local_t			nest;		/* writers between reserve and publish */
 	local_t			wakeup_head;	/* head at the last wakeup */
 	struct irq_work		wakeup;		/* wakes readers, never from NMI directly */

@@ -114,19 +114,6 @@ static bool kprof_kernel_throttle_check(struct kprof_cpu *c,
 	return c->kthrottled && held;
 }
 
-/* Copy the limits a lowering changed to every control page. */
-static void kprof_throttle_publish_limits(void)
-{
-	unsigned int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct kprof_buf *b = per_cpu_ptr(kprof_pcpu, cpu)->buf;
-
-		if (b)
-			kprof_limits_publish(b);
-	}
-}
-
 /*
  * How kprof's own limit stops the event, without ever starting or
  * stopping a counter behind the perf core (x86_pmu_start() WARNs on a
@@ -415,7 +402,11 @@ void kprof_throttle_feed(struct kprof_cpu *c, u64 cost_ns, u64 now)
 	};
 	local64_inc(&c->count[KPROF_CNT_LOWERINGS]);
 	kprof_throttle_emit(c, &r, sizeof(r), now, KPROF_LOST_LOWERED_REC);
-	kprof_throttle_publish_limits();
+	/*
+	 * The control pages get the new limits lazily, each with its own
+	 * CPU's counters (kprof_counters_publish()), this CPU's from the
+	 * irq_work below: no stores to other CPUs' pages from NMI.
+	 */
 	c->msg_avg = low.avg_ns;
 	c->msg_allowed = low.old_allowed_ns;
 	c->msg_rate = low.max_sample_rate;
@@ -460,6 +451,8 @@ static void kprof_throttle_msg_work(struct irq_work *work)
 {
 	struct kprof_cpu *c = container_of(work, struct kprof_cpu, thr_msg);
 
+	if (c->buf)
+		kprof_counters_publish(c);
 	pr_info_ratelimited("perf: interrupt took too long (%llu > %llu), lowering max_sample_rate to %llu\n",
 			    c->msg_avg, c->msg_allowed, c->msg_rate);
 }

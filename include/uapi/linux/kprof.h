@@ -140,7 +140,13 @@ struct kprof_mmap_page {
 		__u64	__reserved[16];
 	} counters;
 
-	/* Throttle state of this CPU (copied out at each change). */
+	/*
+	 * Throttle state of this CPU, published with the counters (at a
+	 * wakeup, a throttle restart, STOP; the CPU that lowered the limits
+	 * right after its handler), so a lowering on another CPU shows here
+	 * at this CPU's next publication.  KPROF_IOC_GET_STATS reads the
+	 * current limits.
+	 */
 	__u64	max_sample_rate;
 	__u64	max_samples_per_tick;
 	__u64	allowed_ns;		/* perf_sample_allowed_ns equivalent */
