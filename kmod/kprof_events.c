@@ -224,7 +224,7 @@ static int kprof_cpu_online(unsigned int cpu, struct hlist_node *node)
 		goto fail;
 	}
 	/* Disabled so far: no overflow of a PMU kprof refuses reaches it. */
-	ret = kprof_throttle_check_event(event);
+	ret = kprof_throttle_check_event(event, kprof.attr.type);
 	if (ret)
 		goto release;
 	perf_event_enable(event);

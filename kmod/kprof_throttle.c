@@ -192,6 +192,9 @@ static enum kprof_throttle_way kprof_throttle_way(struct perf_event *event)
 /**
  * kprof_throttle_check_event() - refuse an event kprof cannot throttle soundly
  * @event: a new event of kprof's, created disabled, not yet enabled
+ * @type: the type kprof asked for; not event->attr.type, which
+ *	perf_swevent_init() rewrites to the cpu_clock or task_clock PMU's
+ *	dynamic type on kernels that give them their own PMUs (6.12)
  *
  * kprof_throttle_way() is sound for cpu-clock and task-clock (their own
  * software PMU), and for PMU drivers that leave a counter the overflow
@@ -210,13 +213,13 @@ static enum kprof_throttle_way kprof_throttle_way(struct perf_event *event)
  * Context: process context (the cpuhp callback creating the event).
  * Return: 0, or -EOPNOTSUPP after logging which event and why.
  */
-int kprof_throttle_check_event(struct perf_event *event)
+int kprof_throttle_check_event(struct perf_event *event, u32 type)
 {
 	const char *name = event->pmu->name ? event->pmu->name : "?";
 	const char *why = NULL;
 
 	if (event->pmu->task_ctx_nr == perf_sw_context &&
-	    event->attr.type != PERF_TYPE_SOFTWARE)
+	    type != PERF_TYPE_SOFTWARE)
 		why = "a software-context PMU (kprobe, uprobe): kprof cannot throttle it";
 	else if (kprof_throttle_way(event) == KPROF_THR_IN_OVERFLOW &&
 		 str_has_prefix(name, "ibs_"))
@@ -224,7 +227,7 @@ int kprof_throttle_check_event(struct perf_event *event)
 	if (!why)
 		return 0;
 	pr_warn("event type %u config %#llx on PMU '%s' refused: %s\n",
-		event->attr.type, event->attr.config, name, why);
+		type, event->attr.config, name, why);
 	return -EOPNOTSUPP;
 }
 
