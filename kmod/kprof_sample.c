@@ -176,7 +176,7 @@ static void kprof_sample_delay(u64 t0)
  */
 static u32 kprof_sample_fill(struct kprof_sample *s, struct pt_regs *regs,
 			     const struct perf_callchain_entry *pchain,
-			     u64 seq, u64 t0, u64 period)
+			     u64 seq, u64 t0, u64 period, u64 tick)
 {
 	const struct kprof_config *cfg = &kprof.config;
 	unsigned int nr_kernel = 0, nr_user = 0;
@@ -215,7 +215,7 @@ static u32 kprof_sample_fill(struct kprof_sample *s, struct pt_regs *regs,
 	s->cost_ns = 0;			/* patched in before publishing */
 	s->nr_kernel = nr_kernel;
 	s->nr_user = nr_user;
-	s->__reserved = 0;
+	s->tick = (u32)tick;
 	return size;
 }
 
@@ -292,7 +292,9 @@ static void __kprof_sample_capture(struct kprof_cpu *c,
 	}
 
 	s = (struct kprof_sample *)c->scratch[level - 1];
-	size = kprof_sample_fill(s, regs, pchain, seq, t0, period);
+	/* With the tick the throttle counted it in; none if injected. */
+	size = kprof_sample_fill(s, regs, pchain, seq, t0, period,
+				 event ? c->thr.tick : 0);
 	kprof_sample_delay(t0);
 	committed = kprof_buffer_put(c, s, size, t0, &pos);
 	if (!committed)

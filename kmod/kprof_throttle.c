@@ -57,15 +57,14 @@ static void kprof_throttle_record(struct kprof_cpu *c, u32 type, u16 misc,
 }
 
 /*
- * The throttled tick of this CPU ended at @now: every limit that held it
- * has let go.  One UNTHROTTLE per THROTTLE.
+ * The throttled tick of this CPU ended at @now, in @tick: every limit
+ * that held it has let go.  One UNTHROTTLE per THROTTLE.
  */
-static void kprof_throttle_close(struct kprof_cpu *c, u64 now)
+static void kprof_throttle_close(struct kprof_cpu *c, u64 now, u64 tick)
 {
 	c->thr_open = false;
 	local64_inc(&c->count[KPROF_CNT_UNTHROTTLES]);
-	kprof_throttle_record(c, KPROF_RECORD_UNTHROTTLE, 0, now,
-			      kprof_throttle_tick_of(&kprof.limits, now), 0,
+	kprof_throttle_record(c, KPROF_RECORD_UNTHROTTLE, 0, now, tick, 0,
 			      KPROF_LOST_UNTHROTTLE_REC);
 }
 
@@ -159,13 +158,20 @@ static bool kprof_kernel_throttle_check(struct kprof_cpu *c,
  *	kernel throttled something on this CPU (perf_throttled_count, which
  *	a module cannot bump), so a stop kprof made could last forever.
  *	The counter keeps running and kprof drops its overflows until the
- *	next tick of local_clock() (lost_throttled), as the model says the
- *	stopped counter would not have delivered them.
+ *	kernel's next tick (lost_throttled), as the model says the stopped
+ *	counter would not have delivered them.
  *
- * kprof's own model restarts at its own tick (local_clock() / TICK_NSEC)
- * in every case; a counter the kernel restarts earlier delivers
- * overflows kprof still drops, one it restarts later simply delivers
- * none: kprof never disagrees with the perf core about the counter.
+ * Ticks: for PMU events kprof counts in the kernel's own ticks, the
+ * per-CPU perf_throttled_seq that __perf_event_account_interrupt() copies
+ * to hw.interrupts_seq before every overflow reaches kprof's handler (6.1,
+ * 6.12, 7.x alike), so its limit trips and lets go in the tick the
+ * kernel's would, in phase with the tick's restart of the counter: a
+ * stalled vCPU's late tick is late for both.  For clock events, which
+ * kprof restarts from its hrtimer at a time it must compute, the tick is
+ * local_clock() / TICK_NSEC; a counter the kernel restarts earlier
+ * delivers overflows kprof still drops, one it restarts later simply
+ * delivers none.  Either way kprof never disagrees with the perf core
+ * about the counter.
  */
 enum kprof_throttle_way {
 	KPROF_THR_DEFERRED,		/* clock events: irq_work, hrtimer */
@@ -328,7 +334,8 @@ static enum hrtimer_restart kprof_throttle_timer_fn(struct hrtimer *t)
 	c->thr_stopped = false;
 	/* The kernel's limit may hold it still: its release closes then. */
 	if (c->thr_open && !c->kthrottled)
-		kprof_throttle_close(c, now);
+		kprof_throttle_close(c, now,
+				     kprof_throttle_tick_of(&kprof.limits, now));
 	local_inc(&c->publish_gen);
 	kprof_counters_publish(c);
 	return HRTIMER_NORESTART;
@@ -357,7 +364,16 @@ bool kprof_throttle_admit(struct kprof_cpu *c, struct perf_event *event,
 
 	kheld = kprof_kernel_throttle_check(c, event, ktripped);
 	was_throttled = c->thr.throttled;
-	*v = kprof_throttle_interrupt(&kprof.limits, &c->thr, now);
+	/*
+	 * Which tick: see kprof_throttle_interrupt_in().  The kernel's tick
+	 * restarts PMU events and kprof restarts clock events itself.
+	 */
+	if (kprof_throttle_way(event) == KPROF_THR_DEFERRED)
+		*v = kprof_throttle_interrupt(&kprof.limits, &c->thr, now);
+	else
+		*v = kprof_throttle_interrupt_in(&kprof.limits, &c->thr,
+						 READ_ONCE(event->hw.interrupts_seq),
+						 now);
 	if (*v == KPROF_THROTTLE_SUPPRESSED)
 		return false;
 	/*
@@ -370,7 +386,7 @@ bool kprof_throttle_admit(struct kprof_cpu *c, struct perf_event *event,
 	if (was_throttled)
 		c->thr_stopped = false;
 	if (c->thr_open && !kheld)
-		kprof_throttle_close(c, now);
+		kprof_throttle_close(c, now, c->thr.tick);
 	return true;
 }
 
