@@ -14,6 +14,7 @@
 #include <linux/kprof.h>
 
 #include "capture.h"
+#include "cli_read.h"
 #include "config.h"
 #include "convert.h"
 #include "output.h"
@@ -28,6 +29,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: kprofcat [OPTIONS] [DEVICE|FILE] [-- CMD [ARG...]]\n"
+"       kprofcat record|script|report|stat [OPTIONS] ...  (perf's verbs, see below)\n"
 "       kprofcat throttle-sim [OPTIONS]      (see kprofcat throttle-sim --help)\n"
 "       kprofcat convert --to-perf-data|--to-pprof OUT -i FILE  (see kprofcat convert --help)\n"
 "\n"
@@ -42,7 +44,9 @@ static void usage(FILE *f)
 "                         (NAME from /sys/bus/event_source/devices)\n"
 "  -F, --freq HZ          samples per second per CPU (default %d)\n"
 "  -c, --count PERIOD     one sample every PERIOD events (instead of -F)\n"
-"  -g, --call-graph       record kernel and user call chains\n"
+"  -g, --call-graph[=caller|callee]\n"
+"                         record kernel and user call chains; with --report,\n"
+"                         print each row's call graph (default caller order)\n"
 "  -C, --cpu LIST         CPUs to sample, e.g. 0,2-3 (default all)\n"
 "  -p, --pid PID          keep only samples of process PID\n"
 "  -a, --all-cpus         with -- CMD: keep samples of every process\n"
@@ -53,15 +57,28 @@ static void usage(FILE *f)
 "  -d, --duration SEC     stop after SEC seconds\n"
 "Files:\n"
 "  -o, --output FILE      save a capture (records, kallsyms, maps, symbols)\n"
-"  -i, --input FILE       read a capture instead of the device\n"
+"  -i, --input FILE       read a capture instead of the device; -C, -p, --tid,\n"
+"                         --comm, --user-only, --kernel-only filter its samples\n"
+"      --tid TID          keep only samples of thread TID\n"
+"      --comm COMM        keep only samples of threads named COMM\n"
 "Output (default: perf script text):\n"
 "      --folded           folded stacks, comm;root;...;leaf COUNT\n"
 "      --weight=period    with --folded: count periods, not samples\n"
-"      --report           top symbols by self and total share\n"
+"      --report           perf report --stdio: Children/Self by period, Command,\n"
+"                         Shared Object, [k]/[.] Symbol; lost and throttle totals\n"
+"      --sort KEYS        with --report: comm,dso,sym (default) or a part of it\n"
+"      --percent-limit P  with --report: leave out rows under P%%\n"
+"      --no-children      with --report: Self only (perf's --no-children)\n"
+"  -n, --show-nr-samples  with --report: a Samples column\n"
+"      --dso NAME         with --report: only samples whose leaf is in DSO NAME\n"
 "      --stats            per-CPU counters; --json for JSON\n"
 "      --no-demangle      print C++ symbols as mangled in the ELF file\n"
 "  -h, --help             this text\n"
-"      --version          print kprofcat's version (the project's, as modinfo kprof.ko)\n",
+"      --version          print kprofcat's version (the project's, as modinfo kprof.ko)\n"
+"perf's verbs:\n"
+"  record                 kprofcat -o " DEFAULT_CAPTURE " (unless -o is given)\n"
+"  script, report, stat   kprofcat, --report, --stats; without -i, FILE, DEVICE\n"
+"                         or -- CMD they read " DEFAULT_CAPTURE "\n",
 		DEFAULT_FREQ);
 }
 
@@ -75,7 +92,7 @@ static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "count", required_argument, NULL, 'c' },
-	{ "call-graph", no_argument, NULL, 'g' },
+	{ "call-graph", optional_argument, NULL, 'g' },
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "all-cpus", no_argument, NULL, 'a' },
@@ -94,6 +111,7 @@ static const struct option long_opts[] = {
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	CLI_READ_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -111,19 +129,17 @@ static int parse_u64(const char *opt, const char *s, unsigned long long max,
 	return 0;
 }
 
-enum format { FMT_SCRIPT, FMT_FOLDED, FMT_REPORT, FMT_STATS };
-
-static int cmd_profile(int argc, char **argv)
+static int profile(int argc, char **argv, const struct verb *vb)
 {
+	struct read_opts rd = { 0 };
 	struct record_opts o = { .device = DEFAULT_DEVICE, .event = "cpu-clock" };
 	unsigned long long v, freq = 0, period = 0;
-	enum format fmt = FMT_SCRIPT;
-	int fmt_given = 0, json = 0, weight_period = 0, callchain = 0, opt;
+	enum format fmt = vb->fmt;
+	int fmt_given = !!vb->name, json = 0, weight_period = 0, callchain = 0, opt;
 	int no_demangle = 0, event_sample = 0;
 	const char *input = NULL;
 	static char event_name[64];
 	struct output *out = NULL;
-	struct stat st;
 	int status;
 
 	o.cfg.size = sizeof(o.cfg);
@@ -141,27 +157,43 @@ static int cmd_profile(int argc, char **argv)
 		}
 	}
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "e:F:c:gC:p:ad:o:i:h", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "e:F:c:gC:p:ad:o:i:hn", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (config__parse_event(&o.cfg, optarg, &event_sample))
 				return 2;
 			o.event = optarg;
+			rd.record_opt = "-e";
 			break;
 		case 'F':
 			if (parse_u64("-F", optarg, 1000000, &freq))
 				return 2;
+			rd.record_opt = "-F";
 			break;
 		case 'c':
 			if (parse_u64("-c", optarg, ~0ULL >> 1, &period))
 				return 2;
+			rd.record_opt = "-c";
 			break;
 		case 'g':
 			callchain = 1;
+			rd.ro.call_graph = REPORT_CALLER;
+			/* perf's "-g caller": the order as the next word. */
+			if (!optarg && optind < argc &&
+			    (!strcmp(argv[optind], "caller") || !strcmp(argv[optind], "callee")))
+				optarg = argv[optind++];
+			if (optarg && !strcmp(optarg, "callee")) {
+				rd.ro.call_graph = REPORT_CALLEE;
+			} else if (optarg && strcmp(optarg, "caller")) {
+				p_err("bad value '%s' for --call-graph: use caller or callee", optarg);
+				return 2;
+			}
 			break;
 		case 'C':
 			if (config__parse_cpus(&o.cfg, optarg))
 				return 2;
+			rd.sf.cpus_set = 1;
+			memcpy(rd.sf.cpus, o.cfg.cpumask, sizeof(rd.sf.cpus));
 			break;
 		case 'p':
 			if (parse_u64("-p", optarg, 1 << 22, &v))
@@ -170,6 +202,7 @@ static int cmd_profile(int argc, char **argv)
 			break;
 		case 'a':
 			o.all = 1;
+			rd.record_opt = "-a";
 			break;
 		case 'd': {
 			char *end;
@@ -189,9 +222,11 @@ static int cmd_profile(int argc, char **argv)
 			break;
 		case OPT_USER_ONLY:
 			o.cfg.flags |= KPROF_CFG_EXCLUDE_KERNEL;
+			rd.sf.user_only = 1;
 			break;
 		case OPT_KERNEL_ONLY:
 			o.cfg.flags |= KPROF_CFG_EXCLUDE_USER;
+			rd.sf.kernel_only = 1;
 			break;
 		case OPT_BUFFER_PAGES:
 			if (parse_u64("--buffer-pages", optarg, 1 << 20, &v))
@@ -201,15 +236,22 @@ static int cmd_profile(int argc, char **argv)
 				return 2;
 			}
 			o.cfg.buffer_pages = v;
+			rd.record_opt = "--buffer-pages";
 			break;
 		case OPT_WATERMARK:
 			if (parse_u64("--watermark", optarg, 1U << 31, &v))
 				return 2;
 			o.cfg.watermark = v;
+			rd.record_opt = "--watermark";
 			break;
 		case OPT_FOLDED:
 		case OPT_REPORT:
 		case OPT_STATS:
+			if (vb->name) {
+				p_err("'kprofcat %s' picks the output: --folded, --report and --stats go with plain kprofcat",
+				      vb->name);
+				return 2;
+			}
 			if (fmt_given) {
 				p_err("--folded, --report and --stats exclude each other: pick one");
 				return 2;
@@ -237,8 +279,8 @@ static int cmd_profile(int argc, char **argv)
 			printf("kprofcat %s\n", KPROF_VERSION);
 			return 0;
 		default:
-			fprintf(stderr, "Try 'kprofcat --help'.\n");
-			return 2;
+			if (cli_read__option(opt, optarg, &rd))
+				return 2;
 		}
 	}
 	if (optind < argc) {
@@ -252,11 +294,14 @@ static int cmd_profile(int argc, char **argv)
 			      argv[optind + 1]);
 			return 2;
 		}
-		if (stat(argv[optind], &st) == 0 && S_ISREG(st.st_mode))
+		if (cli_read__is_file(argv[optind]))
 			input = argv[optind];
 		else
 			o.device = argv[optind];
 	}
+	if (cli_read__defaults(vb, &o, &input, optind < argc, &rd) ||
+	    cli_read__check(&rd, input, fmt, &o, !o.out_path || fmt_given))
+		return 2;
 	if (freq && period) {
 		p_err("-F and -c exclude each other: sample by frequency or by period");
 		return 2;
@@ -277,6 +322,7 @@ static int cmd_profile(int argc, char **argv)
 		p_err("-i reads a capture: -- CMD, -o and --duration only apply to recording");
 		return 2;
 	}
+	o.sf = rd.sf;
 	if (o.pid && o.cmd) {
 		p_err("-p and -- CMD exclude each other");
 		return 2;
@@ -306,10 +352,10 @@ static int cmd_profile(int argc, char **argv)
 			out = output_script__new(stdout, event_name);
 			break;
 		case FMT_FOLDED:
-			out = output_folded__new(stdout, weight_period);
+			out = output_folded__new(stdout, weight_period, event_name);
 			break;
 		case FMT_REPORT:
-			out = output_report__new(stdout, event_name);
+			out = output_report__new(stdout, event_name, &rd.ro);
 			break;
 		case FMT_STATS:
 			out = output_stats__new(stdout, json);
@@ -322,12 +368,12 @@ static int cmd_profile(int argc, char **argv)
 		out->no_demangle = no_demangle;
 	}
 	if (input) {
-		if (!capture__is_capture(input)) {
-			p_err("%s is not a kprofcat capture file (written with -o)", input);
+		if (capture__check(input)) {
 			output__free(out);
 			return 1;
 		}
-		status = record__replay(input, out, o.pid, event_name, sizeof(event_name));
+		status = record__replay_filtered(input, out, o.pid, &rd.sf, event_name,
+						 sizeof(event_name));
 	} else {
 		o.out = out;
 		status = record__live(&o);
@@ -336,15 +382,27 @@ static int cmd_profile(int argc, char **argv)
 	return status;
 }
 
+static const struct verb verbs[] = {
+	{ "record", FMT_SCRIPT, 1 },
+	{ "script", FMT_SCRIPT, 0 },
+	{ "report", FMT_REPORT, 0 },
+	{ "stat", FMT_STATS, 0 },
+};
+
 struct cmd {
 	const char *name;
 	int (*func)(int argc, char **argv);
+	const struct verb *verb;	/* or: a mode of profile() */
 };
 
 static const struct cmd cmds[] = {
-	{ "throttle-sim", throttle_sim_main },
-	{ "convert", convert_main },
-	{ NULL, NULL },
+	{ "throttle-sim", throttle_sim_main, NULL },
+	{ "convert", convert_main, NULL },
+	{ "record", NULL, &verbs[0] },
+	{ "script", NULL, &verbs[1] },
+	{ "report", NULL, &verbs[2] },
+	{ "stat", NULL, &verbs[3] },
+	{ NULL, NULL, NULL },
 };
 
 int main(int argc, char **argv)
@@ -354,7 +412,8 @@ int main(int argc, char **argv)
 	if (argc > 1) {
 		for (c = cmds; c->name; c++)
 			if (!strcmp(argv[1], c->name))
-				return c->func(argc - 1, argv + 1);
+				return c->verb ? profile(argc - 1, argv + 1, c->verb) :
+				       c->func(argc - 1, argv + 1);
 	}
-	return cmd_profile(argc, argv);
+	return profile(argc, argv, &(const struct verb){ NULL, FMT_SCRIPT, 0 });
 }

@@ -18,7 +18,9 @@ static void p_vprint(const char *kind, const char *fmt, va_list ap)
 {
 	if (quiet)
 		return;
-	fprintf(stderr, "kprofcat: %s: ", kind);
+	fputs("kprofcat: ", stderr);
+	if (kind)
+		fprintf(stderr, "%s: ", kind);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }
@@ -38,5 +40,14 @@ void p_warn(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	p_vprint("warning", fmt, ap);
+	va_end(ap);
+}
+
+void p_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	p_vprint(NULL, fmt, ap);
 	va_end(ap);
 }

@@ -56,7 +56,7 @@ static double now(void)
  * "filter=tree:N"), for raw captures that hold every process's records.
  */
 static int write_meta(struct capture_writer *w, const struct record_opts *o,
-		      enum session_filter filter, uint32_t pid)
+		      enum session_filter filter, uint32_t pid, unsigned int nr_cpus)
 {
 	struct utsname u;
 	char meta[4096], fl[64] = "";
@@ -67,10 +67,10 @@ static int write_meta(struct capture_writer *w, const struct record_opts *o,
 		snprintf(fl, sizeof(fl), "filter=%s:%u\n",
 			 filter == FILTER_PID ? "pid" : "tree", pid);
 	n = snprintf(meta, sizeof(meta),
-		     "event=%s\nsample=%llu\nfreq=%d\nhostname=%s\nrelease=%s\ncommand=%s\n%s",
+		     "event=%s\nsample=%llu\nfreq=%d\nhostname=%s\nrelease=%s\ncommand=%s\nnr_cpus=%u\n%s",
 		     o->event, (unsigned long long)o->cfg.sample,
 		     !!(o->cfg.flags & KPROF_CFG_FREQ), u.nodename, u.release,
-		     o->cmd ? o->cmd[0] : "", fl);
+		     o->cmd ? o->cmd[0] : "", nr_cpus, fl);
 	return capture__write(w, KPCAP_META, 0, meta, n < (int)sizeof(meta) ? n : (int)sizeof(meta) - 1);
 }
 
@@ -321,6 +321,7 @@ int record__live(struct record_opts *o)
 	else
 		sb = sideband__open(-1);
 	so.cap = cap;
+	so.sf = o->sf;
 	so.proc_fallback = !sb;
 	if (o->pid && !o->all) {
 		so.filter = FILTER_PID;
@@ -331,7 +332,8 @@ int record__live(struct record_opts *o)
 	}
 	/* Without side band, new pids need /proc reads as they show up. */
 	raw = cap && !o->out && sb;
-	if (cap && write_meta(cap, o, raw ? so.filter : FILTER_ALL, so.pid))
+	if (cap && write_meta(cap, o, raw ? so.filter : FILTER_ALL, so.pid,
+			       kdev__nr_cpus(d)))
 		goto out;
 	if (raw) {
 		so.cap = NULL;
@@ -536,155 +538,4 @@ static int replay_records(struct session *s, unsigned int cpu, const unsigned ch
 		pos += h->size;
 	}
 	return session__flush(s, 0);
-}
-
-int record__replay(const char *path, struct output *out, int pid,
-		   char *event, size_t event_len)
-{
-	struct session_opts so = { .out = out, .window_ns = WINDOW_NS };
-	struct capture_reader *r = capture__open(path);
-	struct kprof_cpu_stats *stats = NULL;
-	struct out_summary sum = { 0 };
-	struct session *s = NULL;
-	unsigned int nr_stats = 0;
-	struct ksyms *k = NULL;
-	uint32_t type, arg;
-	const void *data;
-	size_t len;
-	int ret, status = 1;
-
-	if (!r)
-		return 1;
-	if (pid) {
-		so.filter = FILTER_PID;
-		so.pid = pid;
-	}
-	/* Pass 1: everything but the records, so symbols are complete. */
-	s = session__new(&so, NULL);
-	if (!s)
-		goto out;
-	while ((ret = capture__next(r, &type, &arg, &data, &len)) > 0) {
-		struct pev e;
-
-		switch (type) {
-		case KPCAP_META: {
-			const char *ev = memmem(data, len, "event=", 6);
-			const char *fl = memmem(data, len, "\nfilter=", 8);
-
-			/*
-			 * A raw capture holds every process's records and
-			 * says which ones the recording was about; -p wins.
-			 * META comes first: the session rebuilt lost nothing.
-			 */
-			if (fl && !pid) {
-				char kind[8], line[32] = "";
-				size_t n = (const char *)data + len - (fl + 8);
-				unsigned int fpid;
-
-				memcpy(line, fl + 8, n < sizeof(line) - 1 ? n : sizeof(line) - 1);
-				if (sscanf(line, "%7[a-z]:%u", kind, &fpid) != 2 ||
-				    (strcmp(kind, "pid") && strcmp(kind, "tree"))) {
-					p_err("capture %s: malformed filter in its META section", path);
-					goto out;
-				}
-				so.filter = strcmp(kind, "pid") ? FILTER_TREE : FILTER_PID;
-				so.pid = fpid;
-				session__free(s);
-				s = session__new(&so, NULL);
-				if (!s)
-					goto out;
-			}
-
-			if (ev && (ev == data || ev[-1] == '\n')) {
-				size_t n = 0;
-
-				ev += 6;
-				while (ev + n < (const char *)data + len && ev[n] != '\n' &&
-				       n + 1 < event_len)
-					n++;
-				memcpy(event, ev, n);
-				event[n] = '\0';
-			}
-			break;
-		}
-		case KPCAP_KALLSYMS:
-			if (k)
-				break;
-			k = ksyms__new(data, len);
-			if (!k)
-				goto out;
-			session__free(s);
-			s = session__new(&so, k);
-			if (!s)
-				goto out;
-			break;
-		case KPCAP_PEV:
-			if (capture__pev(data, len, &e) || session__pev(s, &e)) {
-				p_err("capture %s: malformed process event", path);
-				goto out;
-			}
-			break;
-		case KPCAP_DSO:
-			if (usyms__load_dso(session__usyms(s), data, len)) {
-				p_err("capture %s: malformed DSO symbol section", path);
-				goto out;
-			}
-			break;
-		case KPCAP_STATS: {
-			struct kprof_cpu_stats *ns;
-
-			if (arg >= KPROF_MAX_CPUS)
-				break;
-			if (arg >= nr_stats) {
-				ns = realloc(stats, (arg + 1) * sizeof(*stats));
-				if (!ns)
-					goto out;
-				memset(ns + nr_stats, 0, (arg + 1 - nr_stats) * sizeof(*ns));
-				stats = ns;
-				nr_stats = arg + 1;
-			}
-			memcpy(&stats[arg], data, len < sizeof(*stats) ? len : sizeof(*stats));
-			stats[arg].size = sizeof(*stats);
-			break;
-		}
-		}
-	}
-	if (ret < 0)
-		goto out;
-	/*
-	 * The kallsyms section comes before any process event, so the
-	 * session rebuilt for it above lost nothing.
-	 */
-	if (capture__rewind(r))
-		goto out;
-	while ((ret = capture__next(r, &type, &arg, &data, &len)) > 0) {
-		if (type != KPCAP_RECORDS)
-			continue;
-		if (arg >= KPROF_MAX_CPUS) {
-			p_err("capture %s: records of CPU %u, beyond the %u CPUs kprof supports: the file is corrupt",
-			      path, arg, KPROF_MAX_CPUS);
-			ret = -EBADMSG;
-			goto out;
-		}
-		ret = replay_records(s, arg, data, len);
-		if (ret)
-			goto out;
-		/* Its records are copied into the reordering window by now. */
-		capture__done(r, data, len);
-	}
-	if (ret < 0 || session__flush(s, 1))
-		goto out;
-	sum.cpu = stats;
-	sum.nr_cpu = nr_stats;
-	sum.decode = session__decode_stats(s);
-	sum.misordered = session__misordered(s);
-	sum.filtered = session__filtered(s);
-	if (output__finish(out, &sum))
-		goto out;
-	status = 0;
-out:
-	free(stats);
-	session__free(s);
-	capture__close_reader(r);
-	return status;
 }

@@ -1381,9 +1381,11 @@ static void tt_pmu_replay(struct __test_metadata *_metadata,
 		    !(r->misc & KPROF_MISC_THROTTLE_OWN))
 			continue;
 		x = tt_sim_nth(&ge, 't', nt);
-		EXPECT_NE(NULL, x)
-			TH_LOG("CPU %u: THROTTLE %zu at %llu: throttle-sim predicts only %zu",
-			       cpu, nt, r->time, nt);
+		/* The first one past the sim's is told; the count says the rest. */
+		if (!x && nt == tt_sim_count(&ge, 't'))
+			EXPECT_NE(NULL, x)
+				TH_LOG("CPU %u: THROTTLE %zu at %llu: throttle-sim predicts only %zu",
+				       cpu, nt, r->time, nt);
 		if (x)
 			EXPECT_TRUE(r->time == x->t && r->tick == x->tick &&
 				    r->interrupts == x->interrupts)
