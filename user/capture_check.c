@@ -52,7 +52,8 @@ static const char *check_sample(const struct capture_check *c, unsigned int cpu,
 	}
 	if (memchr(s->comm, '\0', sizeof(s->comm)) == NULL)
 		return "comm not NUL-terminated";
-	if ((s->header.misc & ~SAMPLE_MISC) || s->__reserved)
+	/* Any tick is valid: the kernel's tick count for PMU events. */
+	if (s->header.misc & ~SAMPLE_MISC)
 		return "reserved bits set";
 	if (user ? s->ip >= USER_END : s->ip < KERNEL_MIN) {
 		snprintf(why, n, "IP %#llx is not a %s address", (unsigned long long)s->ip,

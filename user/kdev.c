@@ -294,6 +294,9 @@ int kdev__start(struct kdev *d, const char *event)
 		if (errno == EINVAL)
 			p_err("KPROF_IOC_START: the PMU refused event '%s' (EINVAL from its event_init: check its config terms)",
 			      event);
+		else if (errno == EOPNOTSUPP)
+			p_err("KPROF_IOC_START: event '%s' refused (%s): no PMU here can count it (under QEMU TCG use cpu-clock), or kprof cannot throttle it safely (a software-context PMU such as kprobe; AMD IBS with -F: use -c); kprof.ko's kernel log names the reason",
+			      event, strerror(errno));
 		else
 			event_error("KPROF_IOC_START", event, errno);
 		return -errno;

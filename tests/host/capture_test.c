@@ -167,7 +167,7 @@ static void bad_period(struct kprof_sample *s)
 
 static void bad_reserved(struct kprof_sample *s)
 {
-	s->__reserved = 1;
+	s->header.misc |= 1U << 15;	/* no KPROF_MISC_* bit */
 }
 
 static void bad_comm(struct kprof_sample *s)

@@ -72,10 +72,13 @@ TEST_F(testpmu, event_init_validates)
 	EXPECT_EQ(-1, tp_open(&attr, 0));
 	EXPECT_EQ(EINVAL, errno) TH_LOG("config=1");
 
+	/* precise_ip stands for PEBS (the stand-in's header): up to 3. */
 	tp_attr(&attr, self->type);
-	attr.precise_ip = 1;
-	EXPECT_EQ(-1, tp_open(&attr, 0));
-	EXPECT_EQ(EOPNOTSUPP, errno) TH_LOG("precise_ip=1 (no PEBS)");
+	attr.precise_ip = 3;
+	fd = tp_open(&attr, 0);
+	EXPECT_LE(0, fd) TH_LOG("precise_ip=3: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
 
 	tp_attr(&attr, self->type);
 	attr.sample_type = PERF_SAMPLE_BRANCH_STACK;
