@@ -59,9 +59,11 @@
  * delivered to the handler, and the event runs again at the kernel's next
  * tick; so the model takes no kernel version.  What kprof mirrors is the
  * kernel's decision and its timing (its own THROTTLE at the tripping
- * sample, the restart at the start of the next tick); its own stop is
- * deferred to irq_work on every kernel, since on 6.1 and 6.12 stopping a
- * cpu-clock event from its hrtimer callback would wait for that callback.
+ * sample, the restart at the next tick).  The tick is the caller's
+ * (kprof_throttle_interrupt_in()): kprof.ko counts PMU events in the
+ * kernel's own ticks and clock events in ticks of local_clock(), whose
+ * restart it times itself (kmod/kprof_throttle.c says how each way stops
+ * and restarts the event).
  * A kernel throttle of kprof's own counter (kernel.perf_event_max_sample_rate
  * applies to it too) is seen as hw.interrupts == MAX_INTERRUPTS in the
  * handler on all three, and recorded as KERNEL_THROTTLED.
@@ -377,12 +379,22 @@ static inline bool kprof_throttle_unthrottle(const struct kprof_throttle_limits 
  * KPROF_THROTTLE_STOP means the sample is still taken (see the top of this
  * file) and the event must be stopped until kprof_throttle_unthrottle().
  * c->tick and c->interrupts describe this interrupt afterwards.
+ *
+ * The tick is the caller's: @tick, starting at @tick_start_ns.  For an
+ * event the kernel's tick restarts (kprof's PMU events) it is the
+ * kernel's own per-CPU tick count, perf_throttled_seq, which
+ * __perf_event_account_interrupt() has just copied to the event's
+ * hw.interrupts_seq: the same tick as the kernel's limit, in phase with
+ * the restart (the time of its first interrupt stands in for its start).
+ * kprof_throttle_interrupt() below counts in ticks of local_clock(), for
+ * events kprof restarts itself at a time it computes (clock events) and
+ * for replays without the kernel's ticks.
  */
 static inline enum kprof_throttle_verdict
-kprof_throttle_interrupt(const struct kprof_throttle_limits *l,
-			 struct kprof_throttle_cpu *c, __u64 now_ns)
+kprof_throttle_interrupt_in(const struct kprof_throttle_limits *l,
+			    struct kprof_throttle_cpu *c, __u64 tick,
+			    __u64 tick_start_ns)
 {
-	__u64 tick = kprof_throttle_cpu_tick(l, c, now_ns);
 	/* int limit vs u64 count: converted as the kernel's compare does */
 	__u64 max = (__u64)(__s64)KPROF_THROTTLE_READ(l->max_samples_per_tick);
 	bool first = false;
@@ -395,7 +407,7 @@ kprof_throttle_interrupt(const struct kprof_throttle_limits *l,
 
 	if (tick != c->tick) {
 		c->tick = tick;
-		c->tick_start_ns = tick * l->tick_nsec;
+		c->tick_start_ns = tick_start_ns;
 		c->interrupts = 1;
 		c->would_throttle = 0;
 		first = true;
@@ -424,6 +436,16 @@ kprof_throttle_interrupt(const struct kprof_throttle_limits *l,
 		break;
 	}
 	return KPROF_THROTTLE_SAMPLE;
+}
+
+/* The same, in ticks of @now_ns: local_clock() / TICK_NSEC. */
+static inline enum kprof_throttle_verdict
+kprof_throttle_interrupt(const struct kprof_throttle_limits *l,
+			 struct kprof_throttle_cpu *c, __u64 now_ns)
+{
+	__u64 tick = kprof_throttle_cpu_tick(l, c, now_ns);
+
+	return kprof_throttle_interrupt_in(l, c, tick, tick * l->tick_nsec);
 }
 
 /*

@@ -44,9 +44,6 @@
 #define KPROF_SAMPLE_MAX_SIZE	(sizeof(struct kprof_sample) + \
 				 2 * KPROF_MAX_STACK * sizeof(__u64))
 
-/* Largest data area per CPU, in pages (256 MiB with 4 KiB pages). */
-#define KPROF_MAX_BUFFER_PAGES	65536
-
 /* Per-CPU counters, in the order of struct kprof_counters. */
 enum kprof_counter {
 	KPROF_CNT_OVERFLOWS,
@@ -92,6 +89,8 @@ struct kprof_buf {
 	unsigned long		size;		/* data bytes, power of two */
 	unsigned long		watermark;	/* bytes between wakeups */
 	local_t			head;		/* reserved bytes, free-running */
+	/* head last stored to data_head; written by the outermost writer */
+	unsigned long		published;
 	local_t			nest;		/* writers between reserve and publish */
 	local_t			wakeup_head;	/* head at the last wakeup */
 	struct irq_work		wakeup;		/* wakes readers, never from NMI directly */
@@ -224,6 +223,7 @@ bool kprof_throttle_admit(struct kprof_cpu *c, struct perf_event *event,
 void kprof_throttle_feed(struct kprof_cpu *c, u64 cost_ns, u64 now);
 void kprof_throttle_after(struct kprof_cpu *c, struct perf_event *event,
 			  enum kprof_throttle_verdict v, bool ktripped, u64 now);
+int kprof_throttle_check_event(struct perf_event *event, u32 type);
 void kprof_throttle_init_cpus(void);
 void kprof_throttle_reset(struct kprof_cpu *c);
 void kprof_throttle_quiesce(struct kprof_cpu *c);
@@ -231,6 +231,10 @@ void kprof_throttle_quiesce(struct kprof_cpu *c);
 /* kprof_cdev.c */
 int kprof_cdev_init(kgid_t group);
 void kprof_cdev_exit(void);
+
+/* kprof_params.c */
+int kprof_params_throttle(void);
+void kprof_params_exit(void);
 
 /* kprof_nmi.c */
 int kprof_nmi_init(void);

@@ -190,6 +190,7 @@ static int kprof_buf_init(struct kprof_bufs *bufs, unsigned int cpu)
 		b->size = bufs->region_size - PAGE_SIZE;
 	}
 	local_set(&b->head, 0);
+	b->published = 0;
 	local_set(&b->nest, 0);
 	local_set(&b->wakeup_head, 0);
 	init_irq_work(&b->wakeup, kprof_buffer_wakeup_work);
@@ -352,7 +353,14 @@ again:
 	 */
 	barrier();
 	head = local_read(&b->head);
-	smp_store_release(&b->page->data_head, head);	/* B, matches C */
+	/*
+	 * Nothing new (an overflow lost to the throttle, a full ring or
+	 * nesting): leave the reader's cache line alone.
+	 */
+	if (head != b->published) {
+		smp_store_release(&b->page->data_head, head); /* B, matches C */
+		WRITE_ONCE(b->published, head);
+	}
 
 	/*
 	 * Publish before leaving the nest: otherwise a writer nesting now
@@ -384,7 +392,15 @@ static bool kprof_buffer_reserve(struct kprof_buf *b, unsigned long size,
 	do {
 		offset = local_read(&b->head);
 		head = offset;
-		tail = kprof_buffer_tail(b, head);
+		/*
+		 * Clamped against the published head, not the reserved one:
+		 * the reader cannot have read past data_head, and a tail it
+		 * wrote beyond would free the bytes of the records a writer
+		 * this one nests in has reserved but not yet published.  A
+		 * nested writer may see an older published head: a lower
+		 * clamp, less room, never too much.
+		 */
+		tail = kprof_buffer_tail(b, READ_ONCE(b->published));
 		/*
 		 * A, matches D: the record stores depend on this branch, so
 		 * they are ordered after the tail load (a control dependency,

@@ -289,12 +289,40 @@ static bool kprof_throttle_is_debug(const struct kprof_throttle_config *t,
 /*
  * The sysctl handlers' rules, in this order: semantics, then
  * cpu_time_max_percent, then max_sample_rate (refused while the percent
- * is 0 or 100).  A field equal to the current value is not written.
+ * is 0 or 100).  A field equal to its value in @old is not written.
+ */
+static int kprof_throttle_apply(struct kprof_throttle_limits *l,
+				const struct kprof_throttle_limits *old,
+				const struct kprof_throttle_config *t)
+{
+	int ret;
+
+	ret = kprof_throttle_set_semantics(l, t->semantics);
+	if (!ret && t->cpu_time_max_percent != old->cpu_time_max_percent)
+		ret = kprof_throttle_set_cpu_time_max_percent(l,
+							      t->cpu_time_max_percent);
+	if (!ret && t->max_sample_rate != old->max_sample_rate)
+		ret = kprof_throttle_set_max_sample_rate(l, t->max_sample_rate);
+	return ret;
+}
+
+/*
+ * Checked on a copy, then applied to the live limits by the same setters,
+ * only for the fields the request changes against the snapshot it was
+ * checked on, never by copying the whole struct back: a lowering on
+ * another CPU's handler between the two (the live limits take no lock,
+ * as core.c's) keeps every field this request leaves alone.  A field
+ * both write ends with either value, as between the handler of
+ * kernel.perf_event_max_sample_rate and perf_sample_event_took(); each
+ * value is one a writer derived, and the next lowering rewrites them all
+ * from the average.  On the live limits the setters cannot fail where
+ * they passed on the copy: only SET_THROTTLE, under kprof.lock, changes
+ * the percent they check.
  */
 static long kprof_ioc_set_throttle(struct kprof_file *f, void __user *uarg)
 {
 	struct kprof_throttle_config t;
-	struct kprof_throttle_limits l;
+	struct kprof_throttle_limits old, l;
 	unsigned int cpu;
 	int ret;
 
@@ -313,17 +341,13 @@ static long kprof_ioc_set_throttle(struct kprof_file *f, void __user *uarg)
 	ret = kprof_check_owner(f);
 	if (ret)
 		goto unlock;
-	l = kprof.limits;
-	ret = kprof_throttle_set_semantics(&l, t.semantics);
-	if (!ret && t.cpu_time_max_percent != l.cpu_time_max_percent)
-		ret = kprof_throttle_set_cpu_time_max_percent(&l,
-							      t.cpu_time_max_percent);
-	if (!ret && t.max_sample_rate != l.max_sample_rate)
-		ret = kprof_throttle_set_max_sample_rate(&l, t.max_sample_rate);
-	if (!ret && !f->admin && kprof_throttle_is_debug(&t, &kprof.limits, &l))
+	old = kprof.limits;
+	l = old;
+	ret = kprof_throttle_apply(&l, &old, &t);
+	if (!ret && !f->admin && kprof_throttle_is_debug(&t, &old, &l))
 		ret = -EPERM;
 	if (!ret) {
-		kprof.limits = l;
+		kprof_throttle_apply(&kprof.limits, &old, &t);
 		WRITE_ONCE(kprof.handler_delay_ns, t.handler_delay_ns);
 		WRITE_ONCE(kprof.throttle_flags, t.flags);
 		for_each_possible_cpu(cpu)

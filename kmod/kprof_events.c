@@ -191,7 +191,8 @@ static void kprof_build_attr(struct perf_event_attr *attr,
 	attr->config1 = cfg->config1;
 	attr->config2 = cfg->config2;
 	attr->pinned = 1;
-	attr->disabled = 0;
+	/* Enabled once kprof_throttle_check_event() accepts its PMU. */
+	attr->disabled = 1;
 	if (cfg->flags & KPROF_CFG_FREQ) {
 		attr->freq = 1;
 		attr->sample_freq = cfg->sample;
@@ -220,16 +221,25 @@ static int kprof_cpu_online(unsigned int cpu, struct hlist_node *node)
 						 kprof_overflow, NULL);
 	if (IS_ERR(event)) {
 		ret = PTR_ERR(event);
-	} else if (READ_ONCE(event->state) == PERF_EVENT_STATE_ERROR) {
-		/* A pinned event that could not get a counter. */
-		perf_event_release_kernel(event);
-		ret = -EBUSY;
-	} else {
-		c->event = event;
-		kprof_buffer_set_flags(c->buf, KPROF_PAGE_ONLINE, 0);
-		return 0;
+		goto fail;
 	}
+	/* Disabled so far: no overflow of a PMU kprof refuses reaches it. */
+	ret = kprof_throttle_check_event(event, kprof.attr.type);
+	if (ret)
+		goto release;
+	perf_event_enable(event);
+	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ERROR) {
+		/* A pinned event that could not get a counter. */
+		ret = -EBUSY;
+		goto release;
+	}
+	c->event = event;
+	kprof_buffer_set_flags(c->buf, KPROF_PAGE_ONLINE, 0);
+	return 0;
 
+release:
+	perf_event_release_kernel(event);
+fail:
 	/* START fails as a whole; a CPU coming online must not. */
 	if (READ_ONCE(kprof.starting))
 		return ret;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprof_main.c - module init/exit and parameters.  The device is in
- * kprof_cdev.c, whose comment describes the control path's locking.
+ * kprof_main.c - module init/exit and the parameters of the default
+ * configuration (the throttle's runtime knobs are in kprof_params.c).  The
+ * device is in kprof_cdev.c, whose comment describes the control path's
+ * locking.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -73,14 +75,6 @@ static uint watermark;
 module_param(watermark, uint, 0444);
 MODULE_PARM_DESC(watermark, "wake readers every N bytes (default: half a buffer)");
 
-static uint max_sample_rate = KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE;
-module_param(max_sample_rate, uint, 0444);
-MODULE_PARM_DESC(max_sample_rate, "like kernel.perf_event_max_sample_rate");
-
-static uint cpu_time_max_percent = KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT;
-module_param(cpu_time_max_percent, uint, 0444);
-MODULE_PARM_DESC(cpu_time_max_percent, "like kernel.perf_cpu_time_max_percent");
-
 /* kernel.perf_event_mlock_kb's default: 512 KiB + the control page. */
 uint kprof_mlock_kb = 512 + (PAGE_SIZE / 1024);
 module_param_named(mlock_kb, kprof_mlock_kb, uint, 0444);
@@ -89,44 +83,6 @@ MODULE_PARM_DESC(mlock_kb, "like kernel.perf_event_mlock_kb: buffer KiB per onli
 static int group = -1;
 module_param(group, int, 0444);
 MODULE_PARM_DESC(group, "gid whose members may open /dev/kprof without CAP_PERFMON; the node becomes root:GID 0660 (default -1: none, root 0600)");
-
-static char *throttle_semantics = "ge";
-module_param(throttle_semantics, charp, 0444);
-MODULE_PARM_DESC(throttle_semantics, "per-tick limit: ge, gt or shadow");
-
-static const char * const kprof_semantics_names[] = {
-	[KPROF_THROTTLE_GE] = "ge",
-	[KPROF_THROTTLE_GT] = "gt",
-	[KPROF_THROTTLE_SHADOW] = "shadow",
-};
-
-static int __init kprof_params_throttle(void)
-{
-	int sem = match_string(kprof_semantics_names,
-			       ARRAY_SIZE(kprof_semantics_names),
-			       throttle_semantics);
-
-	if (sem < 0) {
-		pr_err("invalid throttle_semantics=%s (ge, gt or shadow)\n",
-		       throttle_semantics);
-		return -EINVAL;
-	}
-	kprof_throttle_limits_init(&kprof.limits, HZ, sem);
-	if (kprof_throttle_set_cpu_time_max_percent(&kprof.limits,
-						    cpu_time_max_percent)) {
-		pr_err("invalid cpu_time_max_percent=%u (0..100)\n",
-		       cpu_time_max_percent);
-		return -EINVAL;
-	}
-	if (max_sample_rate != kprof.limits.max_sample_rate &&
-	    kprof_throttle_set_max_sample_rate(&kprof.limits,
-					       max_sample_rate)) {
-		pr_err("invalid max_sample_rate=%u (>= 1, and cpu_time_max_percent not 0 or 100)\n",
-		       max_sample_rate);
-		return -EINVAL;
-	}
-	return 0;
-}
 
 static int __init kprof_params_cpus(struct kprof_config *cfg)
 {
@@ -300,6 +256,7 @@ exit_nmi:
 exit_events:
 	kprof_events_exit();
 put_bufs:
+	kprof_params_exit();
 	kprof_bufs_put(kprof.bufs);
 free_cpumask:
 	free_cpumask_var(kprof.cpus);
@@ -314,6 +271,7 @@ free_pcpu:
  */
 static void __exit kprof_exit(void)
 {
+	kprof_params_exit();
 	kprof_cdev_exit();
 	kprof_nmi_exit();
 	kprof_events_exit();

@@ -176,7 +176,7 @@ static void kprof_sample_delay(u64 t0)
  */
 static u32 kprof_sample_fill(struct kprof_sample *s, struct pt_regs *regs,
 			     const struct perf_callchain_entry *pchain,
-			     u64 seq, u64 t0, u64 period)
+			     u64 seq, u64 t0, u64 period, u64 tick)
 {
 	const struct kprof_config *cfg = &kprof.config;
 	unsigned int nr_kernel = 0, nr_user = 0;
@@ -215,7 +215,7 @@ static u32 kprof_sample_fill(struct kprof_sample *s, struct pt_regs *regs,
 	s->cost_ns = 0;			/* patched in before publishing */
 	s->nr_kernel = nr_kernel;
 	s->nr_user = nr_user;
-	s->__reserved = 0;
+	s->tick = (u32)tick;
 	return size;
 }
 
@@ -253,19 +253,29 @@ static void __kprof_sample_capture(struct kprof_cpu *c,
 				   const struct perf_callchain_entry *pchain,
 				   u64 period)
 {
-	u64 t0 = local_clock();
 	enum kprof_throttle_verdict v = KPROF_THROTTLE_SAMPLE;
 	bool kthrottled = false, committed = false;
 	struct kprof_sample *s = NULL;
 	unsigned long pos = 0;
-	u64 seq, cost, t_end;
+	u64 t0, seq, cost, t_end;
 	long level;
 	u32 size;
 
 	level = local_inc_return(&c->nest);
-	seq = local64_inc_return(&c->count[KPROF_CNT_OVERFLOWS]);
 	if (level <= KPROF_NEST_LEVELS)
 		c->nested_ns[level - 1] = 0;
+	/*
+	 * The entry time only once this level's nested-time slot is ours and
+	 * zeroed (see kprof_sample_cost()): a handler nesting before the
+	 * zeroing lies outside [t0, t_end] and its cost is zeroed, one
+	 * inside the window is subtracted.  Only one nesting in the few
+	 * instructions between the zeroing and the clock read is subtracted
+	 * though outside, an undercount clamped at 0; no nested time is
+	 * ever counted twice.
+	 */
+	barrier();
+	t0 = local_clock();
+	seq = local64_inc_return(&c->count[KPROF_CNT_OVERFLOWS]);
 
 	if (unlikely(!READ_ONCE(c->active))) {
 		kprof_count_lost(c, KPROF_LOST_STOPPED);
@@ -282,7 +292,9 @@ static void __kprof_sample_capture(struct kprof_cpu *c,
 	}
 
 	s = (struct kprof_sample *)c->scratch[level - 1];
-	size = kprof_sample_fill(s, regs, pchain, seq, t0, period);
+	/* With the tick the throttle counted it in; none if injected. */
+	size = kprof_sample_fill(s, regs, pchain, seq, t0, period,
+				 event ? c->thr.tick : 0);
 	kprof_sample_delay(t0);
 	committed = kprof_buffer_put(c, s, size, t0, &pos);
 	if (!committed)
@@ -379,8 +391,10 @@ void kprof_counters_fill(struct kprof_counters *dst, struct kprof_cpu *c)
  * kprof_counters_publish() - copy a CPU's counters to its control page
  * @c: the CPU's state, with a buffer
  *
- * Not per sample (the page's lines are shared with the reader): called
- * from this CPU's reader wakeup and throttle restart, and by the control
+ * With the counters go the throttle limits, which a lowering on any CPU
+ * may have changed.  Not per sample (the page's lines are shared with the
+ * reader): called from this CPU's reader wakeup, throttle restart and
+ * lowering message (irq_work after the handler), and by the control
  * path once the producer is quiesced (STOP, CPU offline).  A handler
  * nesting inside the copy bumps publish_gen, and the copy is redone, so
  * the page never keeps a value older than one the nested handler
@@ -396,6 +410,7 @@ void kprof_counters_publish(struct kprof_cpu *c)
 		barrier();
 		kprof_counters_fill(&pg->counters, c);
 		WRITE_ONCE(pg->avg_ns, kprof_throttle_avg_ns(&c->thr));
+		kprof_limits_publish(c->buf);
 		barrier();
 	} while (gen != local_read(&c->publish_gen));
 }
@@ -432,7 +447,7 @@ void kprof_counters_reset(struct kprof_cpu *c)
  * kprof_limits_publish() - copy the throttle limits to a control page
  * @b: the buffer
  *
- * Context: control path.
+ * Context: control path, or the buffer's CPU outside its handler.
  */
 void kprof_limits_publish(struct kprof_buf *b)
 {

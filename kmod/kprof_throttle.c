@@ -17,6 +17,7 @@
 #include <linux/irq_work.h>
 #include <linux/printk.h>
 #include <linux/sched/clock.h>
+#include <linux/string.h>
 #include <linux/tick.h>
 
 #include "kprof.h"
@@ -56,15 +57,14 @@ static void kprof_throttle_record(struct kprof_cpu *c, u32 type, u16 misc,
 }
 
 /*
- * The throttled tick of this CPU ended at @now: every limit that held it
- * has let go.  One UNTHROTTLE per THROTTLE.
+ * The throttled tick of this CPU ended at @now, in @tick: every limit
+ * that held it has let go.  One UNTHROTTLE per THROTTLE.
  */
-static void kprof_throttle_close(struct kprof_cpu *c, u64 now)
+static void kprof_throttle_close(struct kprof_cpu *c, u64 now, u64 tick)
 {
 	c->thr_open = false;
 	local64_inc(&c->count[KPROF_CNT_UNTHROTTLES]);
-	kprof_throttle_record(c, KPROF_RECORD_UNTHROTTLE, 0, now,
-			      kprof_throttle_tick_of(&kprof.limits, now), 0,
+	kprof_throttle_record(c, KPROF_RECORD_UNTHROTTLE, 0, now, tick, 0,
 			      KPROF_LOST_UNTHROTTLE_REC);
 }
 
@@ -113,19 +113,6 @@ static bool kprof_kernel_throttle_check(struct kprof_cpu *c,
 	return c->kthrottled && held;
 }
 
-/* Copy the limits a lowering changed to every control page. */
-static void kprof_throttle_publish_limits(void)
-{
-	unsigned int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct kprof_buf *b = per_cpu_ptr(kprof_pcpu, cpu)->buf;
-
-		if (b)
-			kprof_limits_publish(b);
-	}
-}
-
 /*
  * How kprof's own limit stops the event, without ever starting or
  * stopping a counter behind the perf core (x86_pmu_start() WARNs on a
@@ -137,9 +124,11 @@ static void kprof_throttle_publish_limits(void)
  *	cannot cancel itself, so the stop is deferred to irq_work and the
  *	restart to kprof's hrtimer at the next tick of local_clock().  The
  *	kernel's tick never restarts them (their hw.interrupts stays below
- *	MAX_INTERRUPTS), so nothing races that restart; when the kernel's
- *	own limit stopped the event too, its tick restarts it first and
- *	kprof's start of a running hrtimer event is a re-arm.
+ *	MAX_INTERRUPTS), so nothing races that restart.  When the kernel's
+ *	own limit stopped the event too, the restart is the kernel's: if
+ *	its tick comes first, kprof's start of the running hrtimer event
+ *	is a re-arm; if kprof's timer comes first, it finds hw.interrupts
+ *	still MAX_INTERRUPTS and leaves the event to the kernel's tick.
  *
  * PMU events in frequency mode: throttled inside the overflow exactly as
  *	the kernel throttles them, so that the kernel's tick unthrottles.
@@ -169,13 +158,20 @@ static void kprof_throttle_publish_limits(void)
  *	kernel throttled something on this CPU (perf_throttled_count, which
  *	a module cannot bump), so a stop kprof made could last forever.
  *	The counter keeps running and kprof drops its overflows until the
- *	next tick of local_clock() (lost_throttled), as the model says the
- *	stopped counter would not have delivered them.
+ *	kernel's next tick (lost_throttled), as the model says the stopped
+ *	counter would not have delivered them.
  *
- * kprof's own model restarts at its own tick (local_clock() / TICK_NSEC)
- * in every case; a counter the kernel restarts earlier delivers
- * overflows kprof still drops, one it restarts later simply delivers
- * none: kprof never disagrees with the perf core about the counter.
+ * Ticks: for PMU events kprof counts in the kernel's own ticks, the
+ * per-CPU perf_throttled_seq that __perf_event_account_interrupt() copies
+ * to hw.interrupts_seq before every overflow reaches kprof's handler (6.1,
+ * 6.12, 7.x alike), so its limit trips and lets go in the tick the
+ * kernel's would, in phase with the tick's restart of the counter: a
+ * stalled vCPU's late tick is late for both.  For clock events, which
+ * kprof restarts from its hrtimer at a time it must compute, the tick is
+ * local_clock() / TICK_NSEC; a counter the kernel restarts earlier
+ * delivers overflows kprof still drops, one it restarts later simply
+ * delivers none.  Either way kprof never disagrees with the perf core
+ * about the counter.
  */
 enum kprof_throttle_way {
 	KPROF_THR_DEFERRED,		/* clock events: irq_work, hrtimer */
@@ -197,6 +193,48 @@ static enum kprof_throttle_way kprof_throttle_way(struct perf_event *event)
 	if (event->attr.freq && event->attr.sample_freq)
 		return KPROF_THR_IN_OVERFLOW;
 	return KPROF_THR_DROP;
+}
+
+/**
+ * kprof_throttle_check_event() - refuse an event kprof cannot throttle soundly
+ * @event: a new event of kprof's, created disabled, not yet enabled
+ * @type: the type kprof asked for; not event->attr.type, which
+ *	perf_swevent_init() rewrites to the cpu_clock or task_clock PMU's
+ *	dynamic type on kernels that give them their own PMUs (6.12)
+ *
+ * kprof_throttle_way() is sound for cpu-clock and task-clock (their own
+ * software PMU), and for PMU drivers that leave a counter the overflow
+ * handler stopped alone once perf_event_overflow() returned 0, as x86's
+ * core PMU (x86_pmu_handle_irq()) and the arm_pmu do.  Refused:
+ *  - other PMUs of the software context (kprobe, uprobe: a dynamic type,
+ *    so kprof_config_validate() lets their event_init decide): they
+ *    overflow in the context of whatever hit the probe, and their
+ *    pmu->stop()/start() from kprof's irq_work and hrtimer would fight
+ *    the probe's own;
+ *  - AMD IBS (ibs_op, ibs_fetch) in frequency mode: perf_ibs_handle_irq()
+ *    re-enables the hardware after an overflow that returned 0, undoing
+ *    kprof's in-overflow stop while the perf core thinks it stopped.  A
+ *    fixed period (-c) is fine: kprof then never stops the counter.
+ *
+ * Context: process context (the cpuhp callback creating the event).
+ * Return: 0, or -EOPNOTSUPP after logging which event and why.
+ */
+int kprof_throttle_check_event(struct perf_event *event, u32 type)
+{
+	const char *name = event->pmu->name ? event->pmu->name : "?";
+	const char *why = NULL;
+
+	if (event->pmu->task_ctx_nr == perf_sw_context &&
+	    type != PERF_TYPE_SOFTWARE)
+		why = "a software-context PMU (kprobe, uprobe): kprof cannot throttle it";
+	else if (kprof_throttle_way(event) == KPROF_THR_IN_OVERFLOW &&
+		 str_has_prefix(name, "ibs_"))
+		why = "AMD IBS undoes kprof's in-overflow stop; use a fixed period (-c)";
+	if (!why)
+		return 0;
+	pr_warn("event type %u config %#llx on PMU '%s' refused: %s\n",
+		type, event->attr.config, name, why);
+	return -EOPNOTSUPP;
 }
 
 /* After the sample that tripped kprof's limit: stop as kprof_throttle_way says. */
@@ -281,12 +319,23 @@ static enum hrtimer_restart kprof_throttle_timer_fn(struct hrtimer *t)
 							     now));
 		return HRTIMER_RESTART;
 	}
-	if (c->thr_stopped && READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE)
+	/*
+	 * Restart only what kprof stopped and the kernel does not hold: with
+	 * both limits tripped at one overflow, hw.interrupts is
+	 * MAX_INTERRUPTS until the kernel's tick unthrottles (its restart,
+	 * perf_adjust_freq_unthr_context()).  A start by kprof before that
+	 * would run the event the kernel throttled, and its next overflow
+	 * would take hw.interrupts from MAX_INTERRUPTS to 0 (6.1's ++ in the
+	 * same seq), lifting the kernel's throttle early.
+	 */
+	if (c->thr_stopped && READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE &&
+	    READ_ONCE(event->hw.interrupts) != KPROF_MAX_INTERRUPTS)
 		event->pmu->start(event, 0);
 	c->thr_stopped = false;
 	/* The kernel's limit may hold it still: its release closes then. */
 	if (c->thr_open && !c->kthrottled)
-		kprof_throttle_close(c, now);
+		kprof_throttle_close(c, now,
+				     kprof_throttle_tick_of(&kprof.limits, now));
 	local_inc(&c->publish_gen);
 	kprof_counters_publish(c);
 	return HRTIMER_NORESTART;
@@ -315,7 +364,16 @@ bool kprof_throttle_admit(struct kprof_cpu *c, struct perf_event *event,
 
 	kheld = kprof_kernel_throttle_check(c, event, ktripped);
 	was_throttled = c->thr.throttled;
-	*v = kprof_throttle_interrupt(&kprof.limits, &c->thr, now);
+	/*
+	 * Which tick: see kprof_throttle_interrupt_in().  The kernel's tick
+	 * restarts PMU events and kprof restarts clock events itself.
+	 */
+	if (kprof_throttle_way(event) == KPROF_THR_DEFERRED)
+		*v = kprof_throttle_interrupt(&kprof.limits, &c->thr, now);
+	else
+		*v = kprof_throttle_interrupt_in(&kprof.limits, &c->thr,
+						 READ_ONCE(event->hw.interrupts_seq),
+						 now);
 	if (*v == KPROF_THROTTLE_SUPPRESSED)
 		return false;
 	/*
@@ -328,7 +386,7 @@ bool kprof_throttle_admit(struct kprof_cpu *c, struct perf_event *event,
 	if (was_throttled)
 		c->thr_stopped = false;
 	if (c->thr_open && !kheld)
-		kprof_throttle_close(c, now);
+		kprof_throttle_close(c, now, c->thr.tick);
 	return true;
 }
 
@@ -363,7 +421,11 @@ void kprof_throttle_feed(struct kprof_cpu *c, u64 cost_ns, u64 now)
 	};
 	local64_inc(&c->count[KPROF_CNT_LOWERINGS]);
 	kprof_throttle_emit(c, &r, sizeof(r), now, KPROF_LOST_LOWERED_REC);
-	kprof_throttle_publish_limits();
+	/*
+	 * The control pages get the new limits lazily, each with its own
+	 * CPU's counters (kprof_counters_publish()), this CPU's from the
+	 * irq_work below: no stores to other CPUs' pages from NMI.
+	 */
 	c->msg_avg = low.avg_ns;
 	c->msg_allowed = low.old_allowed_ns;
 	c->msg_rate = low.max_sample_rate;
@@ -408,6 +470,8 @@ static void kprof_throttle_msg_work(struct irq_work *work)
 {
 	struct kprof_cpu *c = container_of(work, struct kprof_cpu, thr_msg);
 
+	if (c->buf)
+		kprof_counters_publish(c);
 	pr_info_ratelimited("perf: interrupt took too long (%llu > %llu), lowering max_sample_rate to %llu\n",
 			    c->msg_avg, c->msg_allowed, c->msg_rate);
 }

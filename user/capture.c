@@ -42,6 +42,7 @@ struct capture_reader {
 	unsigned char *buf;	/* the last non-RECORDS payload */
 	size_t cap;
 	char writer[17];
+	struct capture_cut cut;	/* where the file ends short of END */
 };
 
 static void put(struct capture_writer *w, const void *p, size_t len)
@@ -155,18 +156,45 @@ int capture__close(struct capture_writer *w)
 	return -err;
 }
 
-int capture__is_capture(const char *path)
+int capture__check(const char *path)
 {
 	char magic[8];
-	FILE *f = fopen(path, "r");
-	int yes;
+	struct stat st;
+	ssize_t n;
+	int fd, err;
 
-	if (!f)
-		return 0;
-	yes = fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
-	      !memcmp(magic, KPCAP_MAGIC, sizeof(magic));
-	fclose(f);
-	return yes;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		err = errno;
+		p_err("cannot read capture file %s: %s%s", path, strerror(err),
+		      err == EACCES ? " (read it as its owner or root)" : "");
+		if (fd >= 0)
+			close(fd);
+		return -err;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		p_err("%s is a directory, not a capture file (captures are written with kprofcat -o FILE)",
+		      path);
+		return -EISDIR;
+	}
+	n = read(fd, magic, sizeof(magic));
+	err = errno;
+	close(fd);
+	if (n < 0) {
+		p_err("cannot read capture file %s: %s", path, strerror(err));
+		return -err;
+	}
+	if (n == 0) {
+		p_err("%s is empty, not a kprofcat capture (did its recording write nothing?)", path);
+		return -EINVAL;
+	}
+	if (n != sizeof(magic) || memcmp(magic, KPCAP_MAGIC, sizeof(magic))) {
+		p_err("%s is not a kprofcat capture: it does not start with \"" KPCAP_MAGIC
+		      "\" (captures are written with kprofcat -o FILE)", path);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 struct capture_reader *capture__open(const char *path)
@@ -252,6 +280,7 @@ const char *capture__writer_version(const struct capture_reader *r)
 int capture__rewind(struct capture_reader *r)
 {
 	r->pos = r->start;
+	memset(&r->cut, 0, sizeof(r->cut));
 	/* What the pass before read is dropped too. */
 	madvise((void *)r->map, r->size, MADV_DONTNEED);
 	free(r->buf);
@@ -261,20 +290,56 @@ int capture__rewind(struct capture_reader *r)
 	return 0;
 }
 
+/* The file ends inside the section at r->pos (or right before it). */
+static void cut_short(struct capture_reader *r, const struct kpcap_section *s, size_t have)
+{
+	r->cut.at = r->pos;
+	r->cut.type = s ? s->type : 0;
+	r->cut.arg = s ? s->arg : 0;
+	r->cut.want = s ? s->size : 0;
+	r->cut.have = have;
+	r->cut.size = r->size;
+	r->pos = r->size;
+}
+
 int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
 		  const void **data, size_t *len)
 {
 	struct kpcap_section s;
-	size_t padded;
+	size_t padded, left;
 
-	if (r->size - r->pos < sizeof(s) ||
-	    pread(r->fd, &s, sizeof(s), r->pos) != (ssize_t)sizeof(s))
-		goto truncated;
+	if (r->cut.size)
+		return 0;
+	left = r->size - r->pos;
+	if (left < sizeof(s)) {
+		cut_short(r, NULL, left);
+		return 0;
+	}
+	if (pread(r->fd, &s, sizeof(s), r->pos) != (ssize_t)sizeof(s)) {
+		p_err("reading capture file %s failed: %s", r->path, strerror(errno));
+		return -EIO;
+	}
 	if (s.type == KPCAP_END)
 		return 0;
+	left -= sizeof(s);
 	padded = (s.size + 7) & ~7ULL;
-	if (s.size > (1ULL << 32) || padded > r->size - r->pos - sizeof(s))
-		goto truncated;
+	if (s.size > left) {
+		/*
+		 * Cut short (a killed recording): the whole records of a
+		 * RECORDS section are still there; the caller stops at the
+		 * partial one.  Any other section is useless in part.
+		 */
+		if (s.type != KPCAP_RECORDS || !left) {
+			cut_short(r, &s, left);
+			return 0;
+		}
+		*type = s.type;
+		*arg = s.arg;
+		*len = left;
+		*data = r->map + r->pos + sizeof(s);
+		cut_short(r, &s, left);
+		return 1;
+	}
 	*type = s.type;
 	*arg = s.arg;
 	*len = s.size;
@@ -289,16 +354,25 @@ int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
 			r->buf = b;
 			r->cap = s.size + 1;
 		}
-		if (pread(r->fd, r->buf, s.size, r->pos + sizeof(s)) != (ssize_t)s.size)
-			goto truncated;
+		if (pread(r->fd, r->buf, s.size, r->pos + sizeof(s)) != (ssize_t)s.size) {
+			p_err("reading capture file %s failed: %s", r->path, strerror(errno));
+			return -EIO;
+		}
 		*data = r->buf;
 	}
-	r->pos += sizeof(s) + padded;
+	r->pos += sizeof(s) + (padded < left ? padded : left);
 	return 1;
-truncated:
-	p_err("capture file %s is truncated or corrupt (no END section): was the recording killed?",
-	      r->path);
-	return -EBADMSG;
+}
+
+size_t capture__offset(const struct capture_reader *r, const void *data)
+{
+	return (const unsigned char *)data - r->map;
+}
+
+int capture__cut(const struct capture_reader *r, struct capture_cut *c)
+{
+	*c = r->cut;
+	return r->cut.size != 0;
 }
 
 void capture__done(struct capture_reader *r, const void *data, size_t len)

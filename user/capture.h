@@ -18,8 +18,12 @@
  *	the END section last
  *
  * Section types (readers skip types they do not know):
- *	META (1)	text, "key=value" lines: event, sample, hostname,
- *			release, command, and filter ("pid:N" or "tree:N")
+ *	META (1)	text, "key=value" lines: event, sample, freq (0:
+ *			sample is the period of every sample), hostname,
+ *			release, command, nr_cpus (the device's CPU count:
+ *			records of a CPU at or past it are corrupt; files
+ *			before it: the STATS sections' count), and filter
+ *			("pid:N" or "tree:N")
  *			when RECORDS hold every process's records and -i
  *			is to keep only those of the recorded process(es)
  *	KALLSYMS (2)	/proc/kallsyms as read at the start of the run
@@ -34,7 +38,9 @@
  *			on any machine (version 1 held a PT_LOAD table and
  *			symbols already chosen)
  *	STATS (6)	arg = CPU; struct kprof_cpu_stats at the end of the run
- *	END (7)		empty; a file without it was cut short
+ *	END (7)		empty; a file without it was cut short: a reader
+ *			reads every whole record before the cut, and says
+ *			what is missing
  *
  * A reader refuses files of another version.
  */
@@ -102,10 +108,12 @@ void capture__close_reader(struct capture_reader *r);
 /* Start over at the first section (memory as capture__done() leaves it). */
 int capture__rewind(struct capture_reader *r);
 /*
- * Next section: 1 and TYPE/ARG/DATA/LEN, 0 at END, -EBADMSG for a
- * truncated or malformed file.  A RECORDS section's DATA points into the
- * mapped file, valid until the reader is closed; any other's is a copy,
- * valid until the next call.
+ * Next section: 1 and TYPE/ARG/DATA/LEN, 0 at END or where the file was
+ * cut short (capture__cut() tells which), -errno when reading fails.  A
+ * RECORDS section's DATA points into the mapped file, valid until the
+ * reader is closed; any other's is a copy, valid until the next call.  A
+ * RECORDS section the file ends in comes with the bytes that are there
+ * (LEN short of its size): its last record may be partial.
  */
 int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
 		  const void **data, size_t *len);
@@ -115,11 +123,27 @@ int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
  * come back from the file if read again).
  */
 void capture__done(struct capture_reader *r, const void *data, size_t len);
+/* The file offset of DATA, a pointer into a RECORDS section. */
+size_t capture__offset(const struct capture_reader *r, const void *data);
+/* Where a file without END ends (a recording killed before it closed). */
+struct capture_cut {
+	uint64_t size;		/* of the file; 0: not cut (END was read) */
+	uint64_t at;		/* offset of the section the file ends in */
+	uint32_t type, arg;	/* its header; type 0: the file ends between sections */
+	uint64_t want, have;	/* its payload size, and the bytes of it there */
+};
+
+/* 1 and where (C) if the sections read so far ended short of END, else 0. */
+int capture__cut(const struct capture_reader *r, struct capture_cut *c);
 /* PEV payload to a struct pev (path points into DATA).  -EBADMSG. */
 int capture__pev(const void *data, size_t len, struct pev *e);
 /* The writer's version from the header ("" when it predates it). */
 const char *capture__writer_version(const struct capture_reader *r);
-/* Whether PATH starts with the capture magic. */
-int capture__is_capture(const char *path);
+/*
+ * Whether PATH can be read as a capture: 0, or -errno after a message
+ * saying what is wrong (ENOENT, EACCES, EISDIR, ..., EINVAL: not a
+ * capture).
+ */
+int capture__check(const char *path);
 
 #endif

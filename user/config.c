@@ -216,7 +216,7 @@ static int parse_pmu_event(struct kprof_config *c, const char *name, const char 
 	int ret = 0;
 
 	if (!close || close[1]) {
-		p_err("bad event '%s': a PMU event is NAME/TERMS/ with nothing after the last '/' (modifiers: use --user-only or --kernel-only)",
+		p_err("bad event '%s': a PMU event is NAME/TERMS/ with nothing after the last '/' (modifiers: NAME/TERMS/:u or :k, or --user-only, --kernel-only)",
 		      name);
 		return -EINVAL;
 	}
@@ -251,12 +251,54 @@ static int parse_pmu_event(struct kprof_config *c, const char *name, const char 
 	return ret;
 }
 
-int config__parse_event(struct kprof_config *c, const char *name, int *sample_given)
+/*
+ * perf's event modifiers: EVENT:u (user mode only), EVENT:k (kernel only);
+ * :uk is both modes, the default.  NAME loses its ":..." in *BASE (static).
+ */
+static int parse_modifiers(struct kprof_config *c, const char *name, const char **base)
 {
-	const char *slash = strchr(name, '/');
+	static char buf[256];
+	const char *colon = strrchr(name, ':'), *m;
+	int u = 0, k = 0;
+
+	*base = name;
+	if (!colon || strchr(colon, '/'))
+		return 0;
+	for (m = colon + 1; *m; m++) {
+		if (*m == 'u')
+			u = 1;
+		else if (*m == 'k')
+			k = 1;
+		else {
+			p_err("bad modifier '%s' in event '%s': kprof takes :u (user only) and :k (kernel only)",
+			      colon + 1, name);
+			return -EINVAL;
+		}
+	}
+	if ((size_t)(colon - name) >= sizeof(buf)) {
+		p_err("event name '%s' is too long", name);
+		return -EINVAL;
+	}
+	memcpy(buf, name, colon - name);
+	buf[colon - name] = '\0';
+	*base = buf;
+	c->flags &= ~(KPROF_CFG_EXCLUDE_USER | KPROF_CFG_EXCLUDE_KERNEL);
+	if (u && !k)
+		c->flags |= KPROF_CFG_EXCLUDE_KERNEL;
+	else if (k && !u)
+		c->flags |= KPROF_CFG_EXCLUDE_USER;
+	return 0;
+}
+
+int config__parse_event(struct kprof_config *c, const char *event, int *sample_given)
+{
+	const char *name, *slash;
 	size_t i;
 
 	*sample_given = 0;
+	if (parse_modifiers(c, event, &name))
+		return -EINVAL;
+	slash = strchr(name, '/');
 	if (slash)
 		return parse_pmu_event(c, name, slash, sample_given);
 	c->config1 = c->config2 = 0;

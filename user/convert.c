@@ -95,10 +95,8 @@ int convert__load(const char *path, struct convert_input *in)
 	memset(in, 0, sizeof(*in));
 	in->path = path;
 	strcpy(in->event, "unknown");
-	if (!capture__is_capture(path)) {
-		p_err("%s is not a kprofcat capture file (written with kprofcat -o)", path);
+	if (capture__check(path))
 		return -EINVAL;
-	}
 	r = capture__open(path);
 	if (!r)
 		return -EINVAL;

@@ -23,6 +23,7 @@ struct kdev {
 	void **maps;
 	unsigned int nr;
 	size_t stride;
+	unsigned long long bytes;	/* of records handed to kdev__read()'s FN */
 };
 
 struct kdev *kdev__open(const char *path)
@@ -96,8 +97,8 @@ void kdev__close(struct kdev *d)
 static void event_error(const char *what, const char *event, int e)
 {
 	if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV)
-		p_err("event '%s' is not supported here (%s): without a hardware PMU (e.g. under QEMU TCG) use a software event such as cpu-clock",
-		      event, strerror(e));
+		p_err("event '%s' is not supported here (no PMU provides it): without a hardware PMU (e.g. under QEMU TCG) use a software event such as cpu-clock",
+		      event);
 	else if (e == EBUSY)
 		p_err("%s: kprof is busy (another kprofcat is recording, or still has the buffers mapped)",
 		      what);
@@ -111,7 +112,7 @@ static void event_error(const char *what, const char *event, int e)
 		p_err("%s: the module is older than kprofcat and rejects fields it does not know: load the kprof.ko built with this kprofcat",
 		      what);
 	else if (e == EINVAL)
-		p_err("%s: the module rejected the configuration of '%s' (a bad -F/-c/-C/--buffer-pages/--watermark value?)",
+		p_err("%s: the module rejected the configuration of '%s' (EINVAL) although it passed kprofcat's checks of -F, -C, --buffer-pages and --watermark against the module's limits: see 'dmesg', and report it",
 		      what, event);
 	else
 		p_err("%s failed for event '%s': %s", what, event, strerror(e));
@@ -157,35 +158,113 @@ static int map_all(struct kdev *d)
 }
 
 /*
- * -F above what perf_event_open() accepts is refused, as perf refuses it:
- * the limit is the lower of kprof's own max_sample_rate (SET_THROTTLE,
- * which the module checks too) and kernel.perf_event_max_sample_rate,
- * which the module cannot read (the kernel does not export it).
+ * The highest -F that SET_CONFIG and perf_event_open() accept: the lower
+ * of kprof's own max_sample_rate (GET_THROTTLE, which the module checks)
+ * and kernel.perf_event_max_sample_rate, which the module cannot read (the
+ * kernel does not export it).
  */
-static int check_freq(struct kdev *d, const struct kprof_config *c)
+int kdev__max_freq(struct kdev *d, unsigned long long *max, const char **knob)
 {
 	struct kprof_throttle_config t = { .size = sizeof(t) };
 	unsigned long long krate = 0;
 	FILE *f;
 
-	if (!(c->flags & KPROF_CFG_FREQ))
-		return 0;
-	if (ioctl(d->fd, KPROF_IOC_GET_THROTTLE, &t) == 0 &&
-	    c->sample > t.max_sample_rate) {
-		p_err("-F %llu is above kprof's max_sample_rate %u: lower -F (kprof's limit follows perf's and is lowered by its cost controller)",
-		      (unsigned long long)c->sample, t.max_sample_rate);
-		return -EINVAL;
+	if (ioctl(d->fd, KPROF_IOC_GET_THROTTLE, &t)) {
+		p_err("KPROF_IOC_GET_THROTTLE on %s: %s", d->path, strerror(errno));
+		return -errno;
 	}
+	*max = t.max_sample_rate;
+	*knob = "/sys/module/kprof/parameters/max_sample_rate (kprofcat --max-sample-rate)";
 	f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
 	if (!f)
 		return 0;	/* no perf sysctls: nothing to compare */
-	if (fscanf(f, "%llu", &krate) == 1 && c->sample > krate) {
-		fclose(f);
-		p_err("-F %llu is above kernel.perf_event_max_sample_rate %llu, which perf_event_open() would refuse: lower -F or raise the sysctl",
-		      (unsigned long long)c->sample, krate);
-		return -EINVAL;
+	if (fscanf(f, "%llu", &krate) == 1 && krate < *max) {
+		*max = krate;
+		*knob = "/proc/sys/kernel/perf_event_max_sample_rate";
 	}
 	fclose(f);
+	return 0;
+}
+
+int kdev__knobs(struct kdev *d, struct kprof_throttle_config *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->size = sizeof(*t);
+	if (ioctl(d->fd, KPROF_IOC_GET_THROTTLE, t)) {
+		p_err("KPROF_IOC_GET_THROTTLE on %s: %s", d->path, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* The CPUs that exist here, as the kernel says (cpu_possible_mask). */
+static int cpu_possible(unsigned int cpu)
+{
+	char buf[4096], *p = buf;
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+
+	if (!f)
+		return 1;	/* cannot tell: the module decides */
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return 1;
+	}
+	fclose(f);
+	while (*p && *p != '\n') {
+		char *end;
+		unsigned long a = strtoul(p, &end, 10), b = a;
+
+		if (end == p)
+			return 1;
+		p = end;
+		if (*p == '-') {
+			b = strtoul(p + 1, &end, 10);
+			p = end;
+		}
+		if (cpu >= a && cpu <= b)
+			return 1;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/*
+ * What kprof_config_validate() would refuse, named with the module's own
+ * limits (GET_INFO, the UAPI's constants), before SET_CONFIG: -EINVAL
+ * after a message naming the value, the limit and the fix.
+ */
+static int check_config(struct kdev *d, const struct kprof_config *c)
+{
+	struct kprof_info info = { .size = sizeof(info) };
+	unsigned long long data_size;
+	unsigned int cpu;
+
+	if (ioctl(d->fd, KPROF_IOC_GET_INFO, &info)) {
+		p_err("KPROF_IOC_GET_INFO on %s: %s", d->path, strerror(errno));
+		return -errno;
+	}
+	for (cpu = 0; cpu < KPROF_MAX_CPUS; cpu++) {
+		if (!(c->cpumask[cpu / 64] & (1ULL << (cpu % 64))))
+			continue;
+		if (cpu >= info.nr_cpu_ids || !cpu_possible(cpu)) {
+			p_err("-C: CPU %u does not exist here: this kernel has CPUs 0 to %u (nr_cpu_ids %u, /sys/devices/system/cpu/possible): pick CPUs from that range",
+			      cpu, info.nr_cpu_ids - 1, info.nr_cpu_ids);
+			return -EINVAL;
+		}
+	}
+	if (c->buffer_pages > KPROF_MAX_BUFFER_PAGES) {
+		p_err("--buffer-pages %u is above kprof.ko's limit of %u pages per CPU: use at most %u",
+		      c->buffer_pages, KPROF_MAX_BUFFER_PAGES, KPROF_MAX_BUFFER_PAGES);
+		return -EINVAL;
+	}
+	data_size = (unsigned long long)c->buffer_pages * info.page_size;
+	if (c->watermark > data_size) {
+		p_err("--watermark %u is above the %llu-byte buffer (--buffer-pages %u of %u bytes), the module's limit: use at most %llu (above half, %llu, acts as half), or more --buffer-pages",
+		      c->watermark, data_size, c->buffer_pages, info.page_size, data_size,
+		      data_size / 2);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -193,7 +272,7 @@ int kdev__configure(struct kdev *d, const struct kprof_config *c, const char *ev
 {
 	int ret;
 
-	ret = check_freq(d, c);
+	ret = check_config(d, c);
 	if (ret)
 		return ret;
 	/* New buffer sizes cannot be set under a mapping. */
@@ -215,6 +294,9 @@ int kdev__start(struct kdev *d, const char *event)
 		if (errno == EINVAL)
 			p_err("KPROF_IOC_START: the PMU refused event '%s' (EINVAL from its event_init: check its config terms)",
 			      event);
+		else if (errno == EOPNOTSUPP)
+			p_err("KPROF_IOC_START: event '%s' refused (%s): no PMU here can count it (under QEMU TCG use cpu-clock), or kprof cannot throttle it safely (a software-context PMU such as kprobe; AMD IBS with -F: use -c); kprof.ko's kernel log names the reason",
+			      event, strerror(errno));
 		else
 			event_error("KPROF_IOC_START", event, errno);
 		return -errno;
@@ -259,6 +341,7 @@ int kdev__read(struct kdev *d, kdev_record_fn fn, void *ctx)
 			continue;
 		while (!err && (err = ring__read_event(r, &rec, &len)) == 0) {
 			ret = fn(ctx, cpu, rec, len);
+			d->bytes += len;
 			if (ret == -EBADMSG) {
 				p_warn("CPU %u: malformed record of type %u (size %zu) skipped",
 				       cpu, *(const __u32 *)rec, len);
@@ -332,4 +415,9 @@ unsigned long long kdev__discarded(const struct kdev *d)
 		if (d->rings[cpu])
 			n += ring__discarded_bytes(d->rings[cpu]);
 	return n;
+}
+
+unsigned long long kdev__bytes(const struct kdev *d)
+{
+	return d->bytes;
 }

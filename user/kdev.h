@@ -19,6 +19,10 @@ struct kdev *kdev__open(const char *path);
 void kdev__close(struct kdev *d);
 /* SET_CONFIG (EVENT names the event in messages), then map the buffers. */
 int kdev__configure(struct kdev *d, const struct kprof_config *c, const char *event);
+/* The highest -F accepted now, and the knob that sets it (for messages). */
+int kdev__max_freq(struct kdev *d, unsigned long long *max, const char **knob);
+/* KPROF_IOC_GET_THROTTLE: the throttle knobs in force. */
+int kdev__knobs(struct kdev *d, struct kprof_throttle_config *t);
 int kdev__start(struct kdev *d, const char *event);
 int kdev__stop(struct kdev *d);
 int kdev__fd(const struct kdev *d);
@@ -32,5 +36,7 @@ void kdev__totals(const struct kdev *d, unsigned long long *samples,
 		  unsigned long long *lost, unsigned long long *throttled);
 unsigned long long kdev__bad_sizes(const struct kdev *d);
 unsigned long long kdev__discarded(const struct kdev *d);
+/* Bytes of records read from the rings so far. */
+unsigned long long kdev__bytes(const struct kdev *d);
 
 #endif

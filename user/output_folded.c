@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "output.h"
+#include "print.h"
 #include "strmap.h"
 
 #define MAX_TOKENS	(2 * KPROF_MAX_STACK + 2)
@@ -31,6 +32,8 @@ struct fstack {
 struct folded {
 	struct output o;
 	int weight_period;
+	const char *event;
+	struct out_totals tot;
 	struct strmap *tokens;		/* text -> a = token + 1 */
 	const char **tok_text;
 	uint32_t nr_tok, tok_cap;
@@ -192,7 +195,30 @@ static int folded_sample(struct output *o, const struct kp_record *r,
 		fo->nr_stacks++;
 	}
 	st->count += fo->weight_period ? r->sample.period : 1;
+	out_totals__sample(&fo->tot, r);
 	return 0;
+}
+
+static int folded_event(struct output *o, const struct kp_record *r)
+{
+	out_totals__event(&((struct folded *)o)->tot, r);
+	return 0;
+}
+
+/*
+ * The totals go to stderr: flamegraph.pl reads every line ending in a
+ * number as a stack (a "#" line too) and warns about the others.
+ */
+static void folded_totals(const struct folded *fo)
+{
+	const struct out_totals *t = &fo->tot;
+
+	p_info("folded %llu samples of %s (period %llu); lost %llu (full %llu, nested %llu, stopped %llu, throttled %llu); %llu throttles, %llu rate lowerings",
+	       (unsigned long long)t->samples, fo->event, (unsigned long long)t->period,
+	       (unsigned long long)out_totals__lost(t), (unsigned long long)t->lost_full,
+	       (unsigned long long)t->lost_nested, (unsigned long long)t->lost_stopped,
+	       (unsigned long long)t->lost_throttled, (unsigned long long)t->throttles,
+	       (unsigned long long)t->lowerings);
 }
 
 struct line {
@@ -246,6 +272,7 @@ static int folded_finish(struct output *o, const struct out_summary *s)
 	qsort(v, nr, sizeof(*v), cmp_line);
 	for (i = 0; i < nr; i++)
 		fprintf(o->f, "%s %llu\n", v[i].text, (unsigned long long)v[i].count);
+	folded_totals(fo);
 	ret = fflush(o->f) || ferror(o->f) ? -1 : 0;
 out:
 	for (i = 0; i < nr; i++)
@@ -277,11 +304,12 @@ static void folded_free(struct output *o)
 
 static const struct output_ops folded_ops = {
 	.sample = folded_sample,
+	.event = folded_event,
 	.finish = folded_finish,
 	.free = folded_free,
 };
 
-struct output *output_folded__new(FILE *f, int weight_period)
+struct output *output_folded__new(FILE *f, int weight_period, const char *event)
 {
 	struct folded *fo = calloc(1, sizeof(*fo));
 
@@ -296,5 +324,6 @@ struct output *output_folded__new(FILE *f, int weight_period)
 	fo->o.f = f;
 	fo->o.needs_frames = 1;
 	fo->weight_period = weight_period;
+	fo->event = event;
 	return &fo->o;
 }

@@ -71,7 +71,7 @@ static int stats_finish(struct output *o, const struct out_summary *s)
 		}
 		fprintf(o->f, "],\"total\":{");
 		json_counters(o->f, &total);
-		fprintf(o->f, "},\"reader\":{\"seconds\":%.3f,\"samples\":%llu,\"lost_records\":%llu,\"throttle_records\":%llu,\"unthrottle_records\":%llu,\"kernel_throttled_records\":%llu,\"would_throttle_records\":%llu,\"rate_lowered_records\":%llu,\"unknown_records\":%llu,\"bad_records\":%llu,\"bad_sizes\":%llu,\"discarded_bytes\":%llu,\"misordered\":%llu,\"filtered\":%llu,\"sideband_lost\":%llu}}\n",
+		fprintf(o->f, "},\"reader\":{\"seconds\":%.3f,\"samples\":%llu,\"lost_records\":%llu,\"throttle_records\":%llu,\"unthrottle_records\":%llu,\"kernel_throttled_records\":%llu,\"would_throttle_records\":%llu,\"rate_lowered_records\":%llu,\"unknown_records\":%llu,\"bad_records\":%llu,\"bad_sizes\":%llu,\"discarded_bytes\":%llu,\"misordered\":%llu,\"filtered\":%llu,\"sideband_lost\":%llu}",
 			s->seconds,
 			(unsigned long long)d->records[KPROF_RECORD_SAMPLE],
 			(unsigned long long)d->records[KPROF_RECORD_LOST],
@@ -84,6 +84,11 @@ static int stats_finish(struct output *o, const struct out_summary *s)
 			(unsigned long long)s->bad_sizes, (unsigned long long)s->discarded,
 			(unsigned long long)s->misordered, (unsigned long long)s->filtered,
 			(unsigned long long)s->sideband_lost);
+		if (s->knobs)
+			fprintf(o->f, ",\"knobs\":{\"max_sample_rate\":%u,\"cpu_time_max_percent\":%u,\"throttle_semantics\":\"%s\"}",
+				s->knobs->max_sample_rate, s->knobs->cpu_time_max_percent,
+				out_semantics_name(s->knobs->semantics));
+		fputs("}\n", o->f);
 		return fflush(o->f) || ferror(o->f) ? -1 : 0;
 	}
 	/*
@@ -143,6 +148,10 @@ static int stats_finish(struct output *o, const struct out_summary *s)
 	if (s->seconds > 0)
 		fprintf(o->f, " in %.3f s", s->seconds);
 	fputc('\n', o->f);
+	if (s->knobs)
+		fprintf(o->f, "knobs at start: max_sample_rate %u, cpu_time_max_percent %u, throttle_semantics %s\n",
+			s->knobs->max_sample_rate, s->knobs->cpu_time_max_percent,
+			out_semantics_name(s->knobs->semantics));
 	return fflush(o->f) || ferror(o->f) ? -1 : 0;
 }
 

@@ -4,21 +4,29 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "print.h"
 
-static int quiet;
+static int quiet, no_warnings;
 
 void p_set_quiet(int q)
 {
 	quiet = q;
 }
 
+void p_set_no_warnings(int q)
+{
+	no_warnings = q;
+}
+
 static void p_vprint(const char *kind, const char *fmt, va_list ap)
 {
-	if (quiet)
+	if (quiet || (no_warnings && (!kind || strcmp(kind, "error"))))
 		return;
-	fprintf(stderr, "kprofcat: %s: ", kind);
+	fputs("kprofcat: ", stderr);
+	if (kind)
+		fprintf(stderr, "%s: ", kind);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }
@@ -38,5 +46,14 @@ void p_warn(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	p_vprint("warning", fmt, ap);
+	va_end(ap);
+}
+
+void p_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	p_vprint(NULL, fmt, ap);
 	va_end(ap);
 }

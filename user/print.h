@@ -8,6 +8,10 @@
 
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void p_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A note that is neither (totals on stderr): "kprofcat: ..." */
+void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Warnings and notes are silenced (-q); errors still print. */
+void p_set_no_warnings(int q);
 /* Messages are silenced (tests that feed bad input on purpose). */
 void p_set_quiet(int quiet);
 

@@ -26,6 +26,7 @@
 
 #include "capture.h"
 #include "kdev.h"
+#include "runlimits.h"
 #include "print.h"
 #include "record.h"
 #include "session.h"
@@ -35,12 +36,12 @@
 #define POLL_MS		50
 #define MAX_POLLFDS	(KPROF_MAX_CPUS + 1)
 
+/* The signal that asked kprofcat to stop (SIGINT, SIGTERM), 0 if none. */
 static volatile sig_atomic_t stop_requested;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	stop_requested = sig;
 }
 
 static double now(void)
@@ -56,7 +57,7 @@ static double now(void)
  * "filter=tree:N"), for raw captures that hold every process's records.
  */
 static int write_meta(struct capture_writer *w, const struct record_opts *o,
-		      enum session_filter filter, uint32_t pid)
+		      enum session_filter filter, uint32_t pid, unsigned int nr_cpus)
 {
 	struct utsname u;
 	char meta[4096], fl[64] = "";
@@ -67,10 +68,10 @@ static int write_meta(struct capture_writer *w, const struct record_opts *o,
 		snprintf(fl, sizeof(fl), "filter=%s:%u\n",
 			 filter == FILTER_PID ? "pid" : "tree", pid);
 	n = snprintf(meta, sizeof(meta),
-		     "event=%s\nsample=%llu\nfreq=%d\nhostname=%s\nrelease=%s\ncommand=%s\n%s",
+		     "event=%s\nsample=%llu\nfreq=%d\nhostname=%s\nrelease=%s\ncommand=%s\nnr_cpus=%u\n%s",
 		     o->event, (unsigned long long)o->cfg.sample,
 		     !!(o->cfg.flags & KPROF_CFG_FREQ), u.nodename, u.release,
-		     o->cmd ? o->cmd[0] : "", fl);
+		     o->cmd ? o->cmd[0] : "", nr_cpus, fl);
 	return capture__write(w, KPCAP_META, 0, meta, n < (int)sizeof(meta) ? n : (int)sizeof(meta) - 1);
 }
 
@@ -78,14 +79,22 @@ static int write_meta(struct capture_writer *w, const struct record_opts *o,
  * CMD is held until kprof runs.  When kprofcat's stdout carries the
  * profile, CMD's stdout goes to kprofcat's stderr so the two streams
  * never interleave (the parsers reading the profile would choke).
+ * *EXEC_ERR is read once CMD is released: EOF when the exec succeeded
+ * (the pipe is close-on-exec), else the exec's errno.
  */
-static pid_t spawn_held(char **cmd, int stdout_to_stderr, int *go)
+static pid_t spawn_held(char **cmd, int stdout_to_stderr, int *go, int *exec_err)
 {
-	int p[2];
+	int p[2], e[2];
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC)) {
 		p_err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	if (pipe2(e, O_CLOEXEC)) {
+		p_err("pipe: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
 		return -1;
 	}
 	pid = fork();
@@ -93,12 +102,16 @@ static pid_t spawn_held(char **cmd, int stdout_to_stderr, int *go)
 		p_err("fork: %s", strerror(errno));
 		close(p[0]);
 		close(p[1]);
+		close(e[0]);
+		close(e[1]);
 		return -1;
 	}
 	if (!pid) {
 		char c;
+		int err;
 
 		close(p[1]);
+		close(e[0]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		/* EOF instead of the byte: kprofcat gave up before starting. */
@@ -107,12 +120,50 @@ static pid_t spawn_held(char **cmd, int stdout_to_stderr, int *go)
 		if (stdout_to_stderr && dup2(2, 1) < 0)
 			_exit(127);
 		execvp(cmd[0], cmd);
-		p_err("cannot run '%s': %s", cmd[0], strerror(errno));
+		err = errno;
+		if (write(e[1], &err, sizeof(err)) != sizeof(err))
+			_exit(127);
 		_exit(127);
 	}
 	close(p[0]);
+	close(e[1]);
 	*go = p[1];
+	*exec_err = e[0];
 	return pid;
+}
+
+/* PID has exited: it is gone, or a zombie its parent has not reaped. */
+static int pid_gone(pid_t pid)
+{
+	char path[64], buf[512], *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return kill(pid, 0) && errno == ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	/* "PID (COMM) S ...": the state follows the last ')'. */
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+/* Released CMD: 0 once it runs, else the errno of its exec. */
+static int exec_result(int fd)
+{
+	int err = 0;
+	ssize_t n;
+
+	do
+		n = read(fd, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	return n == sizeof(err) ? err : 0;
 }
 
 static int on_record(void *s, unsigned int cpu, const void *rec, size_t len)
@@ -278,6 +329,33 @@ static void status_line(struct kdev *d, double t0, double *last, unsigned long l
 	*last_samples = samples;
 }
 
+/*
+ * Stop CMD with SIG; one that outlives it for a second gets SIGTERM, then
+ * SIGKILL, so kprofcat never waits forever on a CMD that ignores SIGINT.
+ * Returns the mask (1 << signal) of what was sent; *STATUS gets CMD's end.
+ */
+static int stop_child(pid_t child, int sig, int *status)
+{
+	static const int then[] = { 0, SIGTERM, SIGKILL };
+	int sent = 0, i, ms;
+
+	for (i = 0; i < 3; i++) {
+		int s = i ? then[i] : sig;
+
+		if (i && s == sig)
+			continue;
+		kill(child, s);
+		sent |= 1 << s;
+		for (ms = 0; ms < 1000; ms += 10) {
+			if (waitpid(child, status, WNOHANG) == child)
+				return sent;
+			usleep(10000);
+		}
+	}
+	waitpid(child, status, 0);
+	return sent;
+}
+
 int record__live(struct record_opts *o)
 {
 	struct session_opts so = { .out = o->out, .window_ns = WINDOW_NS };
@@ -289,19 +367,32 @@ int record__live(struct record_opts *o)
 	unsigned long long last_samples = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct out_summary sum = { 0 };
+	struct kprof_throttle_config knobs;
 	struct output null_out = { .ops = &null_ops, .needs_frames = 1 };
 	struct raw rw = { 0 };
 	double pace = RAW_MIN_SLEEP, last_drain;
 	uint64_t data_size = (uint64_t)o->cfg.buffer_pages * sysconf(_SC_PAGESIZE);
-	int status = 1, go = -1, child_status = 0, ret, tty = isatty(2), raw;
+	int status = 1, go = -1, exec_err = -1, child_status = 0, ret, raw;
+	/* Not on the terminal the samples go to: the two would glue. */
+	int tty = isatty(2) && !o->quiet && !(o->out && isatty(1));
 	pid_t child = 0;
 	struct kdev *d;
 	double t0 = now(), last_status = t0;
 	unsigned int cpu;
+	int stop_sig = 0;	/* the signals kprofcat sent CMD, as a mask */
 
+	if (o->pid && kill(o->pid, 0) && errno == ESRCH) {
+		p_err("-p %d: No such process", o->pid);
+		return 1;
+	}
+	if (runlimits__set_knobs(o))
+		return 1;
 	d = kdev__open(o->device);
 	if (!d)
 		return 1;
+	if (runlimits__fit_freq(d, o) || kdev__knobs(d, &knobs))
+		goto out;
+	sum.knobs = &knobs;
 	if (kdev__configure(d, &o->cfg, o->event))
 		goto out;
 	if (o->out_path) {
@@ -310,7 +401,7 @@ int record__live(struct record_opts *o)
 			goto out;
 	}
 	if (o->cmd) {
-		child = spawn_held(o->cmd, o->out != NULL, &go);
+		child = spawn_held(o->cmd, o->out != NULL, &go, &exec_err);
 		if (child < 0)
 			goto out;
 	}
@@ -321,6 +412,7 @@ int record__live(struct record_opts *o)
 	else
 		sb = sideband__open(-1);
 	so.cap = cap;
+	so.sf = o->sf;
 	so.proc_fallback = !sb;
 	if (o->pid && !o->all) {
 		so.filter = FILTER_PID;
@@ -331,7 +423,8 @@ int record__live(struct record_opts *o)
 	}
 	/* Without side band, new pids need /proc reads as they show up. */
 	raw = cap && !o->out && sb;
-	if (cap && write_meta(cap, o, raw ? so.filter : FILTER_ALL, so.pid))
+	if (cap && write_meta(cap, o, raw ? so.filter : FILTER_ALL, so.pid,
+			       kdev__nr_cpus(d)))
 		goto out;
 	if (raw) {
 		so.cap = NULL;
@@ -375,6 +468,22 @@ int record__live(struct record_opts *o)
 		}
 		close(go);
 		go = -1;
+		ret = exec_result(exec_err);
+		exec_err = -1;
+		if (ret) {
+			/* Nothing it ran is worth printing: no samples, no capture. */
+			p_err("cannot run '%s': %s", o->cmd[0], strerror(ret));
+			kdev__stop(d);
+			waitpid(child, NULL, 0);
+			child = 0;
+			if (cap) {
+				capture__close(cap);
+				cap = NULL;
+				unlink(o->out_path);
+			}
+			status = 127;
+			goto out;
+		}
 	}
 	t0 = last_status = last_drain = now();
 	while (!stop_requested) {
@@ -390,6 +499,9 @@ int record__live(struct record_opts *o)
 				break;
 			}
 		}
+		/* perf record -p ends when its process does. */
+		if (o->pid && pid_gone(o->pid))
+			break;
 		if (raw) {
 			struct timespec ts = {
 				.tv_sec = (time_t)pace,
@@ -436,12 +548,17 @@ int record__live(struct record_opts *o)
 	status = 0;
 stop:
 	kdev__stop(d);
+	/* Erased for what follows: warnings, then the end-of-run line. */
 	if (tty)
 		fputs("\r\033[K", stderr);
 	if (child) {
-		/* Stopped early (Ctrl-C, --duration): do not leave CMD behind. */
-		kill(child, SIGTERM);
-		waitpid(child, &child_status, 0);
+		/*
+		 * Stopped early (Ctrl-C, kill, --duration): do not leave CMD
+		 * behind.  It gets the signal kprofcat got (SIGTERM for
+		 * --duration); dying of it is the stop that was asked for.
+		 */
+		stop_sig = stop_child(child, stop_requested ? stop_requested : SIGTERM,
+				      &child_status);
 		child = 0;
 	}
 	if (raw) {
@@ -480,7 +597,8 @@ stop:
 	sum.seconds = now() - t0;
 	if (o->out && output__finish(o->out, &sum))
 		status = 1;
-	if (sum.misordered)
+	/* -o alone prints nothing: nothing came out of order. */
+	if (sum.misordered && o->out)
 		p_warn("%llu records arrived later than the %llu ms reordering window and were printed out of order",
 		       (unsigned long long)sum.misordered, WINDOW_NS / 1000000);
 	if (sum.sideband_lost)
@@ -492,17 +610,25 @@ stop:
 		if (capture__close(cap))
 			status = 1;
 		cap = NULL;
-		if (!status)
-			fprintf(stderr, "kprofcat: wrote %llu samples to %s\n",
-				(unsigned long long)session__samples_out(s), o->out_path);
 	}
+	if (!status && !o->quiet)
+		runlimits__end_of_run(o, &sum, session__samples_out(s), kdev__bytes(d));
+	/* CMD's own end is kprofcat's exit status, as perf record's. */
+	if (o->cmd && WIFEXITED(child_status) && WEXITSTATUS(child_status))
+		p_warn("'%s' exited with status %d", o->cmd[0], WEXITSTATUS(child_status));
+	else if (o->cmd && WIFSIGNALED(child_status) && !(stop_sig & (1 << WTERMSIG(child_status))))
+		p_warn("'%s' was killed by signal %d (%s)", o->cmd[0], WTERMSIG(child_status),
+		       strsignal(WTERMSIG(child_status)));
 	if (!status && WIFEXITED(child_status))
 		status = WEXITSTATUS(child_status);
-	else if (!status && WIFSIGNALED(child_status))
+	else if (!status && WIFSIGNALED(child_status) &&
+		 !(stop_sig & (1 << WTERMSIG(child_status))))
 		status = 128 + WTERMSIG(child_status);
 out:
 	if (go >= 0)
 		close(go);	/* the held child sees EOF and exits 127 */
+	if (exec_err >= 0)
+		close(exec_err);
 	if (child)
 		waitpid(child, NULL, 0);
 	if (cap)
@@ -536,155 +662,4 @@ static int replay_records(struct session *s, unsigned int cpu, const unsigned ch
 		pos += h->size;
 	}
 	return session__flush(s, 0);
-}
-
-int record__replay(const char *path, struct output *out, int pid,
-		   char *event, size_t event_len)
-{
-	struct session_opts so = { .out = out, .window_ns = WINDOW_NS };
-	struct capture_reader *r = capture__open(path);
-	struct kprof_cpu_stats *stats = NULL;
-	struct out_summary sum = { 0 };
-	struct session *s = NULL;
-	unsigned int nr_stats = 0;
-	struct ksyms *k = NULL;
-	uint32_t type, arg;
-	const void *data;
-	size_t len;
-	int ret, status = 1;
-
-	if (!r)
-		return 1;
-	if (pid) {
-		so.filter = FILTER_PID;
-		so.pid = pid;
-	}
-	/* Pass 1: everything but the records, so symbols are complete. */
-	s = session__new(&so, NULL);
-	if (!s)
-		goto out;
-	while ((ret = capture__next(r, &type, &arg, &data, &len)) > 0) {
-		struct pev e;
-
-		switch (type) {
-		case KPCAP_META: {
-			const char *ev = memmem(data, len, "event=", 6);
-			const char *fl = memmem(data, len, "\nfilter=", 8);
-
-			/*
-			 * A raw capture holds every process's records and
-			 * says which ones the recording was about; -p wins.
-			 * META comes first: the session rebuilt lost nothing.
-			 */
-			if (fl && !pid) {
-				char kind[8], line[32] = "";
-				size_t n = (const char *)data + len - (fl + 8);
-				unsigned int fpid;
-
-				memcpy(line, fl + 8, n < sizeof(line) - 1 ? n : sizeof(line) - 1);
-				if (sscanf(line, "%7[a-z]:%u", kind, &fpid) != 2 ||
-				    (strcmp(kind, "pid") && strcmp(kind, "tree"))) {
-					p_err("capture %s: malformed filter in its META section", path);
-					goto out;
-				}
-				so.filter = strcmp(kind, "pid") ? FILTER_TREE : FILTER_PID;
-				so.pid = fpid;
-				session__free(s);
-				s = session__new(&so, NULL);
-				if (!s)
-					goto out;
-			}
-
-			if (ev && (ev == data || ev[-1] == '\n')) {
-				size_t n = 0;
-
-				ev += 6;
-				while (ev + n < (const char *)data + len && ev[n] != '\n' &&
-				       n + 1 < event_len)
-					n++;
-				memcpy(event, ev, n);
-				event[n] = '\0';
-			}
-			break;
-		}
-		case KPCAP_KALLSYMS:
-			if (k)
-				break;
-			k = ksyms__new(data, len);
-			if (!k)
-				goto out;
-			session__free(s);
-			s = session__new(&so, k);
-			if (!s)
-				goto out;
-			break;
-		case KPCAP_PEV:
-			if (capture__pev(data, len, &e) || session__pev(s, &e)) {
-				p_err("capture %s: malformed process event", path);
-				goto out;
-			}
-			break;
-		case KPCAP_DSO:
-			if (usyms__load_dso(session__usyms(s), data, len)) {
-				p_err("capture %s: malformed DSO symbol section", path);
-				goto out;
-			}
-			break;
-		case KPCAP_STATS: {
-			struct kprof_cpu_stats *ns;
-
-			if (arg >= KPROF_MAX_CPUS)
-				break;
-			if (arg >= nr_stats) {
-				ns = realloc(stats, (arg + 1) * sizeof(*stats));
-				if (!ns)
-					goto out;
-				memset(ns + nr_stats, 0, (arg + 1 - nr_stats) * sizeof(*ns));
-				stats = ns;
-				nr_stats = arg + 1;
-			}
-			memcpy(&stats[arg], data, len < sizeof(*stats) ? len : sizeof(*stats));
-			stats[arg].size = sizeof(*stats);
-			break;
-		}
-		}
-	}
-	if (ret < 0)
-		goto out;
-	/*
-	 * The kallsyms section comes before any process event, so the
-	 * session rebuilt for it above lost nothing.
-	 */
-	if (capture__rewind(r))
-		goto out;
-	while ((ret = capture__next(r, &type, &arg, &data, &len)) > 0) {
-		if (type != KPCAP_RECORDS)
-			continue;
-		if (arg >= KPROF_MAX_CPUS) {
-			p_err("capture %s: records of CPU %u, beyond the %u CPUs kprof supports: the file is corrupt",
-			      path, arg, KPROF_MAX_CPUS);
-			ret = -EBADMSG;
-			goto out;
-		}
-		ret = replay_records(s, arg, data, len);
-		if (ret)
-			goto out;
-		/* Its records are copied into the reordering window by now. */
-		capture__done(r, data, len);
-	}
-	if (ret < 0 || session__flush(s, 1))
-		goto out;
-	sum.cpu = stats;
-	sum.nr_cpu = nr_stats;
-	sum.decode = session__decode_stats(s);
-	sum.misordered = session__misordered(s);
-	sum.filtered = session__filtered(s);
-	if (output__finish(out, &sum))
-		goto out;
-	status = 0;
-out:
-	free(stats);
-	session__free(s);
-	capture__close_reader(r);
-	return status;
 }

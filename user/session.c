@@ -219,6 +219,26 @@ static int build_frames(struct session *s, const struct kp_record *r,
 	return 0;
 }
 
+/* Whether sample R passes the process filter and the sample filter. */
+static int keep_sample(struct session *s, const struct kp_record *r)
+{
+	const struct sample_filter *sf = &s->o.sf;
+	const struct kp_sample *smp = &r->sample;
+
+	if ((s->o.filter == FILTER_PID && smp->pid != s->o.pid) ||
+	    (s->o.filter == FILTER_TREE && !in_tree(s, smp->pid)))
+		return 0;
+	if (sf->tid_set && smp->tid != sf->tid)
+		return 0;
+	if (sf->comm && strcmp(smp->comm, sf->comm))
+		return 0;
+	if (sf->user_only && !(r->misc & KPROF_MISC_USER))
+		return 0;
+	if (sf->kernel_only && (r->misc & KPROF_MISC_USER))
+		return 0;
+	return 1;
+}
+
 static int emit(void *ctx, unsigned int cpu, const void *rec, size_t len)
 {
 	struct session *s = ctx;
@@ -232,9 +252,12 @@ static int emit(void *ctx, unsigned int cpu, const void *rec, size_t len)
 	memset(&scratch, 0, sizeof(scratch));
 	if (decode__record(rec, len, cpu, &r, &scratch))
 		return 0;
-	if (r.type == KPROF_RECORD_SAMPLE &&
-	    ((s->o.filter == FILTER_PID && r.sample.pid != s->o.pid) ||
-	     (s->o.filter == FILTER_TREE && !in_tree(s, r.sample.pid)))) {
+	if (s->o.sf.cpus_set && (cpu >= KPROF_MAX_CPUS ||
+				 !(s->o.sf.cpus[cpu / 64] & (1ULL << (cpu % 64))))) {
+		s->filtered += r.type == KPROF_RECORD_SAMPLE;
+		return 0;
+	}
+	if (r.type == KPROF_RECORD_SAMPLE && !keep_sample(s, &r)) {
 		s->filtered++;
 		return 0;
 	}

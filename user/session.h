@@ -22,6 +22,21 @@ enum session_filter {
 	FILTER_TREE,		/* -- CMD: the command and its descendants */
 };
 
+/*
+ * What to keep of the samples that pass the process filter (-C, --tid,
+ * --comm, --user-only, --kernel-only), live and from a capture alike.
+ * Zero: everything.  The CPU filter applies to the other records too.
+ */
+struct sample_filter {
+	int cpus_set;
+	uint64_t cpus[KPROF_MAX_CPUS / 64];
+	int tid_set;
+	uint32_t tid;
+	const char *comm;	/* NULL: any */
+	int user_only;		/* samples taken in user mode only */
+	int kernel_only;	/* ... in kernel mode only */
+};
+
 struct session_opts {
 	struct output *out;		/* NULL: none (-o alone) */
 	/*
@@ -31,6 +46,7 @@ struct session_opts {
 	struct capture_writer *cap;
 	enum session_filter filter;
 	uint32_t pid;
+	struct sample_filter sf;
 	uint64_t window_ns;		/* reordering window */
 	/* Live without side band: snapshot /proc for each new pid. */
 	int proc_fallback;
@@ -53,6 +69,7 @@ int session__record(struct session *s, unsigned int cpu, const void *rec, size_t
 int session__flush(struct session *s, int all);
 const struct decode_stats *session__decode_stats(const struct session *s);
 uint64_t session__misordered(const struct session *s);
+/* Samples dropped by the process filter or SF. */
 uint64_t session__filtered(const struct session *s);
 uint64_t session__samples_out(const struct session *s);
 struct usyms *session__usyms(struct session *s);

@@ -4,7 +4,8 @@
  * interrupts of one CPU through the throttle shared with kprof.ko
  * (common/kprof_throttle.h), without the module.
  *
- * stdin: one interrupt per line, "TIMESTAMP_NS COST_NS", timestamps
+ * stdin: one interrupt per line, "TIMESTAMP_NS COST_NS [TICK]" (TICK, on
+ * every line or none: the tick the module counted it in), timestamps
  * non-decreasing, '#' starts a comment, blank lines are ignored.  For each
  * interrupt: a pending unthrottle is reported first; an interrupt in a
  * tick where the event is throttled does not happen (counted 'throttled',
@@ -43,12 +44,15 @@ static void sim_usage(FILE *out)
 		"usage: kprofcat throttle-sim [--hz N] [--max-sample-rate N]\n"
 		"                             [--cpu-time-max-percent N] [--semantics ge|gt|shadow]\n"
 		"\n"
-		"Replays \"TIMESTAMP_NS COST_NS\" lines from stdin (one overflow interrupt\n"
-		"on one CPU each, timestamps non-decreasing, '#' comments) through kprof's\n"
-		"copy of the kernel's throttle and prints, in order:\n"
+		"Replays \"TIMESTAMP_NS COST_NS [TICK]\" lines from stdin (one overflow\n"
+		"interrupt on one CPU each, timestamps non-decreasing, '#' comments) through\n"
+		"kprof's copy of the kernel's throttle and prints, in order:\n"
 		"  throttle t=<ts> tick=<tick> interrupts=<count in this tick>\n"
 		"  would-throttle t=<ts> tick=<tick> interrupts=<n>   (shadow, once per tick)\n"
 		"  unthrottle t=<start of the next tick>   (when the first later line is read)\n"
+		"Without TICK, ticks are TIMESTAMP_NS / TICK_NSEC (kprof's clock events); with it\n"
+		"(on every line: a SAMPLE's tick, the kernel's tick count for PMU events) the\n"
+		"given ticks, and unthrottle t= is the first line of a later tick.\n"
 		"  lower t=<ts> avg=<avg before margin> allowed=<old allowed> max_samples_per_tick=<m> max_sample_rate=<r>\n"
 		"  summary interrupts=<lines> samples=<taken> throttled=<skipped> throttles=<n> lowered=<n> max_sample_rate=<r> max_samples_per_tick=<m> allowed_ns=<a>\n"
 		"(with --semantics shadow, throttles counts would-throttle lines)\n"
@@ -216,23 +220,35 @@ static int sim_setup(int argc, char **argv, struct kprof_throttle_limits *l)
  * blank or comment line, or an exit status after printing the error.
  */
 static int sim_parse_line(char *line, unsigned long lineno,
-			  unsigned long long *ts, unsigned long long *cost)
+			  unsigned long long *ts, unsigned long long *cost,
+			  unsigned long long *tick, int *fields)
 {
 	static const char *const sep = " \t\r\n\v\f";
 	char *hash = strchr(line, '#');
-	char *tok[3], *save = NULL;
+	char *tok[4], *save = NULL;
 	int n = 0, err;
 
 	if (hash)
 		*hash = '\0';
-	for (char *t = strtok_r(line, sep, &save); t && n < 3;
+	for (char *t = strtok_r(line, sep, &save); t && n < 4;
 	     t = strtok_r(NULL, sep, &save))
 		tok[n++] = t;
 	if (n == 0)
 		return 0;
-	if (n != 2)
-		return -sim_err("line %lu: expected \"TIMESTAMP_NS COST_NS\", found %s",
-				lineno, n == 1 ? "1 field" : "more than 2 fields");
+	if (n < 2 || n > 3)
+		return -sim_err("line %lu: expected \"TIMESTAMP_NS COST_NS [TICK]\", found %s",
+				lineno, n == 1 ? "1 field" : "more than 3 fields");
+	if (*fields && n != *fields)
+		return -sim_err("line %lu: %d fields after lines of %d: give TICK on every line or on none",
+				lineno, n, *fields);
+	*fields = n;
+	if (n == 3) {
+		err = sim_parse_u64(tok[2], tick);
+		if (err)
+			return -sim_err("line %lu: tick '%s' is %s", lineno,
+					tok[2], err == -ERANGE ? "too large" :
+					"not a non-negative decimal number");
+	}
 
 	err = sim_parse_u64(tok[0], ts);
 	if (err)
@@ -251,8 +267,9 @@ static int sim_run(FILE *in, struct kprof_throttle_limits *l)
 {
 	struct kprof_throttle_cpu cpu;
 	struct sim_totals tot = { 0 };
-	unsigned long long ts = 0, cost = 0, prev_ts = 0;
+	unsigned long long ts = 0, cost = 0, prev_ts = 0, tick = 0;
 	unsigned long lineno = 0;
+	int fields = 0;
 	char *line = NULL;
 	size_t cap = 0;
 	int ret = SIM_EXIT_OK;
@@ -260,11 +277,12 @@ static int sim_run(FILE *in, struct kprof_throttle_limits *l)
 	kprof_throttle_cpu_init(&cpu);
 	while (getline(&line, &cap, in) != -1) {
 		struct kprof_throttle_lowering low;
+		enum kprof_throttle_verdict v;
 		__u64 restart;
 		int r;
 
 		lineno++;
-		r = sim_parse_line(line, lineno, &ts, &cost);
+		r = sim_parse_line(line, lineno, &ts, &cost, &tick, &fields);
 		if (r < 0) {
 			ret = -r;
 			goto free_line;
@@ -279,10 +297,17 @@ static int sim_run(FILE *in, struct kprof_throttle_limits *l)
 		prev_ts = ts;
 		tot.interrupts++;
 
-		if (kprof_throttle_unthrottle(l, &cpu, ts, &restart))
-			printf("unthrottle t=%llu\n", restart);
-
-		switch (kprof_throttle_interrupt(l, &cpu, ts)) {
+		if (fields == 3) {
+			/* The kernel's ticks: the restart is seen, not known. */
+			if (cpu.throttled && tick != cpu.tick)
+				printf("unthrottle t=%llu\n", ts);
+			v = kprof_throttle_interrupt_in(l, &cpu, tick, ts);
+		} else {
+			if (kprof_throttle_unthrottle(l, &cpu, ts, &restart))
+				printf("unthrottle t=%llu\n", restart);
+			v = kprof_throttle_interrupt(l, &cpu, ts);
+		}
+		switch (v) {
 		case KPROF_THROTTLE_SUPPRESSED:
 			tot.throttled++;
 			continue;

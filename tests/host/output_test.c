@@ -58,8 +58,8 @@ static int start(struct run *r, enum fmt fmt, struct capture_writer *cap)
 	if (!r->f)
 		return -1;
 	r->out = fmt == SCRIPT ? output_script__new(r->f, "cpu-clock") :
-		 fmt == FOLDED ? output_folded__new(r->f, 0) :
-		 output_report__new(r->f, "cpu-clock");
+		 fmt == FOLDED ? output_folded__new(r->f, 0, "cpu-clock") :
+		 output_report__new(r->f, "cpu-clock", NULL);
 	so.out = r->out;
 	r->s = session__new(&so, ksyms__new(kallsyms, sizeof(kallsyms) - 1));
 	if (!r->out || !r->s)
@@ -219,7 +219,7 @@ TEST(folded_is_root_first_with_kernel_suffix)
 	free(r.text);
 }
 
-TEST(report_counts_self_and_total)
+TEST(report_counts_children_and_self)
 {
 	struct run r;
 
@@ -227,11 +227,14 @@ TEST(report_counts_self_and_total)
 	ASSERT_EQ(0, start(&r, REPORT, NULL));
 	ASSERT_EQ(0, feed(&r));
 	ASSERT_EQ(0, finish(&r));
-	EXPECT_NE(NULL, strstr(r.text, "# kprofcat report: 3 samples of cpu-clock\n")) TH_LOG("%s", r.text);
-	EXPECT_NE(NULL, strstr(r.text, "   33.33%   33.33%        1        1  do_syscall_64 ([kernel.kallsyms])\n"))
+	EXPECT_NE(NULL, strstr(r.text, "# Total Lost Samples: 7 (full 7, nested 0, stopped 0, throttled 0)\n"))
 		TH_LOG("%s", r.text);
-	/* [unknown] ([unknown]) is a caller in two samples, leaf in none. */
-	EXPECT_NE(NULL, strstr(r.text, "    0.00%   66.67%        0        2  [unknown] ([unknown])\n"))
+	EXPECT_NE(NULL, strstr(r.text, "# Samples: 3 of event 'cpu-clock'\n")) TH_LOG("%s", r.text);
+	EXPECT_NE(NULL, strstr(r.text, "# Throttles: 1, rate lowerings: 0\n")) TH_LOG("%s", r.text);
+	EXPECT_NE(NULL, strstr(r.text, "    33.33%    33.33%  hot 3      [kernel.kallsyms]  [k] do_syscall_64\n"))
+		TH_LOG("%s", r.text);
+	/* An unknown user frame is a caller in two samples (of two comms), leaf in none. */
+	EXPECT_NE(NULL, strstr(r.text, "    33.33%     0.00%  hot 3      [unknown]          [.] [unknown]\n"))
 		TH_LOG("%s", r.text);
 	free(r.text);
 }
@@ -336,9 +339,10 @@ TEST(capture_replays_to_the_same_text)
 	unlink(path);
 }
 
-TEST(capture_refuses_other_versions_and_truncation)
+TEST(capture_refuses_other_versions_and_tells_truncation)
 {
 	char path[] = "/tmp/kprofcat-capture-XXXXXX";
+	struct capture_cut cut;
 	struct capture_writer *w;
 	struct kpcap_header h;
 	uint32_t type, arg;
@@ -363,12 +367,16 @@ TEST(capture_refuses_other_versions_and_truncation)
 	EXPECT_EQ(0, capture__next(r, &type, &arg, &data, &len));
 	capture__close_reader(r);
 
-	/* Cut off the END section. */
+	/* Cut off the END section: the end, and capture__cut() says where. */
 	ASSERT_EQ(0, truncate(path, sizeof(h) + 16 + 8));
 	r = capture__open(path);
 	ASSERT_NE(NULL, r);
 	EXPECT_EQ(1, capture__next(r, &type, &arg, &data, &len));
-	EXPECT_EQ(-EBADMSG, capture__next(r, &type, &arg, &data, &len));
+	EXPECT_EQ(0, capture__cut(r, &cut));
+	EXPECT_EQ(0, capture__next(r, &type, &arg, &data, &len));
+	EXPECT_EQ(1, capture__cut(r, &cut));
+	EXPECT_EQ(sizeof(h) + 16 + 8, cut.at);
+	EXPECT_EQ(0, cut.type);
 	capture__close_reader(r);
 
 	/* Version 2. */

@@ -259,6 +259,23 @@ TEST_F(sim, int_max_rate_wraps_like_the_kernel)
 }
 
 /* Equal timestamps are fine; a decreasing one names its line. */
+/*
+ * A TICK column (the module's SAMPLE tick: the kernel's tick count for PMU
+ * events) replaces TIMESTAMP_NS / TICK_NSEC: tick 5 holds the throttle
+ * five ticks of time on, tick 6 lets go a nanosecond later, and the
+ * unthrottle is that line's time.
+ */
+TEST_F(sim, given_ticks)
+{
+	ASSERT_EQ(0, run_sim(self,
+			     "0 1 5\n1 1 5\n2 1 5\n10 1 5\n5000000 1 5\n5000001 1 6\n",
+			     "--hz", "1000", "--max-sample-rate", "3000", NULL));
+	ASSERT_STREQ("throttle t=2 tick=5 interrupts=3\n"
+		     "unthrottle t=5000001\n"
+		     SUMMARY(6, 4, 2, 1, 0, 3000, 3, 83333), self->out);
+	ASSERT_STREQ("", self->err);
+}
+
 TEST_F(sim, decreasing_timestamp)
 {
 	ASSERT_EQ(0, run_sim(self, "7 1\n7 1\n", NULL));
@@ -279,6 +296,9 @@ TEST_F(sim, malformed_lines)
 		"0 1\n5 1.5\n",
 		"0 1\n18446744073709551616 1\n",
 		"0 1\n0x10 1\n",
+		"0 1 0\n5 1\n",
+		"0 1 0\n5 1 x\n",
+		"0 1 0\n5 1 2 3\n",
 	};
 	unsigned int i;
 

@@ -883,4 +883,38 @@ TEST(unthrottle_next_tick)
 	ASSERT_EQ(3U, c.tick);
 }
 
+/*
+ * In the caller's ticks (the kernel's tick count for PMU events): the
+ * limit counts per given tick whatever the time, a throttle holds while
+ * the tick is the same, however long, and the next tick lets go even a
+ * microsecond later.
+ */
+TEST(caller_ticks)
+{
+	struct kprof_throttle_limits l;
+	struct kprof_throttle_cpu c;
+	int i;
+
+	ASSERT_EQ(0, kprof_throttle_limits_init(&l, 250, KPROF_THROTTLE_GE));
+	ASSERT_EQ(0, kprof_throttle_set_max_sample_rate(&l, 1000));
+	kprof_throttle_cpu_init(&c);
+	/* 4 per tick; tick 7 spans two ticks of time here */
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(KPROF_THROTTLE_SAMPLE,
+			  (int)kprof_throttle_interrupt_in(&l, &c, 7,
+							   3999000 + 1000 * i));
+	ASSERT_EQ(KPROF_THROTTLE_STOP,
+		  (int)kprof_throttle_interrupt_in(&l, &c, 7, 4002000));
+	ASSERT_EQ(7U, c.tick);
+	ASSERT_EQ(4U, c.interrupts);
+	ASSERT_EQ(3999000U, c.tick_start_ns);
+	ASSERT_EQ(KPROF_THROTTLE_SUPPRESSED,
+		  (int)kprof_throttle_interrupt_in(&l, &c, 7, 9000000));
+	ASSERT_EQ(KPROF_THROTTLE_SAMPLE,
+		  (int)kprof_throttle_interrupt_in(&l, &c, 8, 9001000));
+	ASSERT_EQ(0U, c.throttled);
+	ASSERT_EQ(1U, c.interrupts);
+	ASSERT_EQ(9001000U, c.tick_start_ns);
+}
+
 TEST_HARNESS_MAIN

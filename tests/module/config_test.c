@@ -4,7 +4,8 @@
  * of a request that is otherwise valid (the 'valid' test proves it is),
  * checks the exact errno, and checks that the configuration in force did
  * not change.  Then: SET_CONFIG while running, a hardware event on a VM
- * without a PMU, a dynamic type no PMU has, unknown ioctls, the size
+ * without a PMU, a dynamic type no PMU has, a software-context PMU kprof
+ * refuses, unknown ioctls, the size
  * protocol, and the throttle knobs.
  */
 #include "kprof_test.h"
@@ -343,6 +344,64 @@ TEST_F(config, dynamic_type_unregistered)
 	ASSERT_EQ(0U, info.flags & KPROF_INFO_RUNNING);
 	for (i = 0; i < KPROF_MAX_CPUS / 64; i++)
 		ASSERT_EQ(0ULL, info.online_mask[i]);
+}
+
+/* The address of kernel symbol @name in /proc/kallsyms (root), or 0. */
+static unsigned long long kallsyms_addr(const char *name)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	unsigned long long addr, found = 0;
+	char type, sym[256];
+
+	if (!f)
+		return 0;
+	while (fscanf(f, "%llx %c %255s%*[^\n]", &addr, &type, sym) == 3)
+		if (!strcmp(sym, name)) {
+			found = addr;
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
+/*
+ * A software-context PMU of a dynamic type (kprobe) passes SET_CONFIG, as
+ * in perf_event_open() its event_init decides; its event_init accepts it
+ * (a kprobe on vfs_read by address, kprobe_addr = config2), and START
+ * refuses it with EOPNOTSUPP and a log line naming the PMU: kprof's
+ * throttle cannot stop and restart such a PMU soundly.  Nothing is left
+ * running.
+ */
+TEST_F(config, software_context_pmu_refused)
+{
+	struct kprof_config cfg;
+	struct kprof_info info;
+	char cmd[256];
+	long long type;
+	FILE *f;
+
+	KP_RETURN_IF_SKIPPED();
+	f = fopen("/sys/bus/event_source/devices/kprobe/type", "r");
+	if (!f)
+		SKIP(return, "no kprobe PMU (CONFIG_KPROBE_EVENTS off)");
+	ASSERT_EQ(1, fscanf(f, "%lld", &type));
+	fclose(f);
+	valid_config(&cfg);
+	cfg.type = (__u32)type;
+	cfg.config1 = 0;
+	cfg.config2 = kallsyms_addr("vfs_read");
+	ASSERT_NE(0ULL, cfg.config2) TH_LOG("vfs_read not in /proc/kallsyms");
+	ASSERT_EQ(0, kp_set_config(self->fd, &cfg)) TH_LOG("%s", strerror(errno));
+	/* A mark in the kernel log: the refusal must come after it. */
+	ASSERT_EQ(0, system("echo kprof-test-kprobe-refused-mark >/dev/kmsg"));
+	ASSERT_EQ(-1, kp_start(self->fd));
+	ASSERT_EQ(EOPNOTSUPP, errno) TH_LOG("kprobe at START: %s", strerror(errno));
+	ASSERT_EQ(0, kp_get_info(self->fd, &info));
+	ASSERT_EQ(0U, info.flags & KPROF_INFO_RUNNING);
+	snprintf(cmd, sizeof(cmd),
+		 "dmesg | awk '/kprof-test-kprobe-refused-mark/ { m = 1 } m && /type %lld config .* on PMU .kprobe. refused/ { f = 1 } END { exit !f }'",
+		 type);
+	ASSERT_EQ(0, system(cmd)) TH_LOG("no log line naming the kprobe PMU");
 }
 
 TEST_F(config, stats_bad_cpu)

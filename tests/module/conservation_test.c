@@ -94,6 +94,23 @@ FIXTURE_SETUP(conservation)
 		SKIP(return, "no %s (load it: tests/vm/run --testpmu)", TP_SYSFS);
 	else
 		ASSERT_EQ(0, tp_controller_off());
+	/*
+	 * On the stand-in kprof's cost controller is off too: kprof counts a
+	 * PMU event in the kernel's ticks, which stop on an idle CPU, so a
+	 * limit lowered by one slow emulated NMI would hold an idle CPU
+	 * throttled until it ticks again, as the kernel's limit would.
+	 */
+	if (variant->testpmu) {
+		struct kprof_throttle_config t = {
+			.size = sizeof(t),
+			.semantics = KPROF_THROTTLE_GE,
+			.max_sample_rate = 100000,
+			.cpu_time_max_percent = 0,
+		};
+
+		ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_SET_THROTTLE, &t))
+			TH_LOG("SET_THROTTLE percent 0: %s", strerror(errno));
+	}
 	cfg.buffer_pages = variant->buffer_pages;
 	cfg.watermark = variant->watermark;
 	if (variant->callchains) {

@@ -405,9 +405,6 @@ static inline int kp_account_sample(struct kp_buffers *b, struct kp_cpu *c,
 	if (!memchr(s->comm, '\0', sizeof(s->comm)))
 		return kp_fail(b, "CPU %u: SAMPLE comm not NUL-terminated",
 			       c->cpu);
-	if (s->__reserved)
-		return kp_fail(b, "CPU %u: SAMPLE reserved %#x", c->cpu,
-			       s->__reserved);
 	if (s->seq == 0)
 		return kp_fail(b, "CPU %u: SAMPLE seq 0", c->cpu);
 

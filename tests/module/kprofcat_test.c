@@ -15,6 +15,9 @@
  *    shortlived: static, no libc), while kprofcat is stopped, is
  *    symbolized with its whole caller chain (side band only); a machine
  *    too slow to run it in 50 ms SKIPs, saying how long;
+ *  - a recording killed with SIGKILL (no END section) replays: every whole
+ *    SAMPLE record in the file is printed, none rejected, and stderr says
+ *    the capture was cut short (issue 16);
  *  - errors: unknown event, bad option, a hardware event without a PMU.
  */
 #define _GNU_SOURCE
@@ -30,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -473,6 +477,119 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 	EXPECT_LE(n[1] * 10, n[0]) TH_LOG("too many samples with unsymbolized user frames");
 	free(out);
 	free(err);
+}
+
+/*
+ * The whole SAMPLE records in capture PATH, counted from the format
+ * (user/capture.h) without kprofcat's reader: sections up to the end of
+ * the file, and in the RECORDS section the file ends in, the records
+ * that end before it.  *CUT: whether the file lacks END.  -1: not a capture.
+ */
+static long whole_samples(const char *path, int *cut)
+{
+	const struct kprof_record_header *h;
+	struct { uint32_t type, arg; uint64_t size; } sec;
+	size_t pos = 64, end, r;
+	const unsigned char *m;
+	long n = 0;
+	struct stat st;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st) || st.st_size < 64)
+		return -1;
+	m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED || memcmp(m, "KPROFCAP", 8))
+		return -1;
+	*cut = 1;
+	while (st.st_size - pos >= sizeof(sec)) {
+		memcpy(&sec, m + pos, sizeof(sec));
+		pos += sizeof(sec);
+		if (sec.type == 7) {		/* END */
+			*cut = 0;
+			break;
+		}
+		end = sec.size < st.st_size - pos ? pos + sec.size : (size_t)st.st_size;
+		for (r = pos; sec.type == 4 && end - r >= sizeof(*h); r += h->size) {
+			h = (const void *)(m + r);
+			if (h->size < sizeof(*h) || h->size > end - r)
+				break;
+			n += h->type == KPROF_RECORD_SAMPLE;
+		}
+		pos += (sec.size + 7) & ~7ULL;
+		if (pos > (size_t)st.st_size)
+			break;
+	}
+	munmap((void *)m, st.st_size);
+	return n;
+}
+
+/*
+ * A recording killed with SIGKILL never writes its END, STATS or DSO
+ * sections, and the RECORDS section it was writing is cut where the
+ * kernel's page cache holds the last write.  kprofcat -i must print
+ * every whole sample before the cut (the file says how many), reject
+ * none of these real records, and say the capture is cut short.  The
+ * recording is killed once the file holds 1000 whole samples (counted in
+ * the file, so whatever the machine's speed; at -F 1000 on 2 CPUs about
+ * half a second of sampling); hot3 keeps the CPUs busy meanwhile.
+ */
+TEST_F_TIMEOUT(kprofcat, killed_recording_reads_to_the_cut, 120)
+{
+	static const char cap[] = "/tmp/kprofcat_killed.kpcap";
+	struct kprof_throttle_config saved;
+	char cmd[256], *out, *err;
+	pid_t rec, load;
+	struct stat st;
+	long want, got;
+	int i, cut = 0, status;
+
+	need_device(_metadata);
+	ASSERT_EQ(0, relax_throttle(&saved, 0)) TH_LOG("KPROF_IOC_[GS]ET_THROTTLE: %s", strerror(errno));
+	unlink(cap);
+	load = fork();
+	ASSERT_GE(load, 0);
+	if (!load) {
+		execl(HOT3, "hot3", "20", (char *)NULL);
+		_exit(127);
+	}
+	rec = fork();
+	ASSERT_GE(rec, 0);
+	if (!rec) {
+		if (!freopen("/dev/null", "w", stderr))
+			_exit(126);
+		execl(KPROFCAT, "kprofcat", "-F", "1000", "-g", "-o", cap, (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 600 && whole_samples(cap, &cut) < 1000; i++)
+		usleep(100 * 1000);
+	ASSERT_EQ(0, kill(rec, SIGKILL));
+	ASSERT_EQ(rec, waitpid(rec, &status, 0));
+	kill(load, SIGKILL);
+	waitpid(load, NULL, 0);
+	ASSERT_EQ(0, restore_throttle(&saved)) TH_LOG("restoring the throttle knobs: %s", strerror(errno));
+	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) TH_LOG("status %#x", status);
+	ASSERT_EQ(0, stat(cap, &st));
+	want = whole_samples(cap, &cut);
+	TH_LOG("killed after %.1f s: %lld bytes, %ld whole samples, %s", i / 10.0,
+	       (long long)st.st_size, want, cut ? "no END" : "END present");
+	ASSERT_GE(want, 1000) TH_LOG("the recording never got 1000 samples into its file");
+	ASSERT_EQ(1, cut);
+
+	snprintf(cmd, sizeof(cmd), KPROFCAT " -i %s >/tmp/kprofcat_killed.txt", cap);
+	ASSERT_EQ(0, run(cmd, &out, &err)) TH_LOG("%s", err);
+	TH_LOG("kprofcat -i said: %s", err);
+	EXPECT_NE(NULL, strstr(err, "is cut short (no END section: was the recording killed?)"));
+	EXPECT_EQ(NULL, strstr(err, "rejected")) TH_LOG("real records rejected: %s", err);
+	free(out);
+	free(err);
+	ASSERT_EQ(0, run("grep -c ' cpu-clock: $' /tmp/kprofcat_killed.txt", &out, &err));
+	got = strtol(out, NULL, 10);
+	EXPECT_EQ(want, got);
+	free(out);
+	free(err);
+	unlink("/tmp/kprofcat_killed.txt");
+	unlink(cap);
 }
 
 TEST_F_TIMEOUT(kprofcat, errors_name_the_problem, 60)

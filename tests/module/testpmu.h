@@ -90,10 +90,8 @@ static inline int tp_reset_sysctls(void)
  * an NMI costs more than perf's 2.5 us budget, the controller lowers the
  * rate until the per-tick limit throttles kprof's counter, and a counter
  * throttled on a tickless idle CPU stays stopped until that CPU ticks
- * again.  It also keeps the kernel's throttle and kprof's apart: kprof's
- * restarts its counter through pmu->start() from an hrtimer, and when the
- * kernel throttled the same counter in the same tick its unthrottle
- * starts a running counter, x86_pmu_start()'s WARN (issue #13).
+ * again.  It also keeps the kernel's throttle out of tests of kprof's
+ * (throttle_test's pmu fixture runs both on purpose).
  * tp_reset_sysctls() turns it back on.
  */
 static inline int tp_controller_off(void)

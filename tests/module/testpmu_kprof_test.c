@@ -9,7 +9,9 @@
  *  - kprofcat refuses what the stand-in's event_init refuses, naming it;
  *  - -F 2000 on one busy CPU: after the first second, kprof's rate and
  *    period within 10% of stock perf's -F 2000 on the same PMU, CPU and
- *    seconds (see freq_converges for why the peer, not 2000 Hz, bounds it).
+ *    seconds (see freq_converges for why the peer, not 2000 Hz, bounds it);
+ *  - precise_ip: the sampled IP is the precise one, the chains are the
+ *    interrupt registers'.
  * The suite's other tests run on the stand-in too: sample_test's and
  * conservation_test's *_testpmu variants, hotplug_test.testpmu.
  */
@@ -26,6 +28,8 @@
 #define KPROFCAT	"user/kprofcat"
 #define HOT3		"tests/progs/hot3"
 #define OUT_LEN		(4 << 20)
+/* The CPU the single-CPU tests sample, with a spinner pinned on it. */
+#define FREQ_CPU	1
 
 FIXTURE(tpk) {
 	struct kprof_throttle_config saved;
@@ -110,6 +114,103 @@ TEST_F(tpk, pmu_refusal_is_named)
 	EXPECT_NE(NULL, strstr(self->out, "unknown term 'umask'")) TH_LOG("%s", self->out);
 }
 
+/* What precise_samples() saw: sampled IP against each chain's first frame. */
+struct precise_tally {
+	unsigned long samples, kernel, user, kernel_ok, user_ok;
+};
+
+/*
+ * The stand-in's precise sample IP is TESTPMU_PRECISE_SKID (1) byte before
+ * the interrupt's (kprof_testpmu.c); the chains the PMU took from the
+ * interrupt registers start with the interrupt's IP: the kernel chain for
+ * an interrupted kernel, the user chain for an interrupted user task.
+ */
+static int precise_sample(struct kp_buffers *b, struct kp_cpu *c,
+			  const struct kprof_sample *s)
+{
+	struct precise_tally *t = b->arg;
+
+	if (c->cpu != FREQ_CPU)
+		return kp_fail(b, "sample on CPU %u, only %d sampled", c->cpu,
+			       FREQ_CPU);
+	t->samples++;
+	if (!(s->header.misc & KPROF_MISC_USER) && s->nr_kernel) {
+		t->kernel++;
+		t->kernel_ok += s->ip + 1 == s->ips[0];
+	} else if ((s->header.misc & KPROF_MISC_USER) && s->nr_user) {
+		t->user++;
+		t->user_ok += s->ip + 1 == s->ips[s->nr_kernel];
+	}
+	return 0;
+}
+
+/*
+ * precise_ip on the stand-in, which models what PEBS gives its clients:
+ * the sampled IP (the eventing instruction's) differs from the interrupt
+ * registers', and the chain is computed from the interrupt registers
+ * (PERF_SAMPLE_CALLCHAIN, kprof_attr.h).  kprof records the precise IP as
+ * the sample's IP and the chains from the interrupt registers: every
+ * sample with a chain has ips[0] (kernel) or its first user frame one
+ * byte after its IP, never equal to it.  With a spinner pinned on the
+ * CPU, user and kernel samples both occur; exact conservation too.
+ */
+TEST_F_TIMEOUT(tpk, precise_ip_ip_and_chain, 90)
+{
+	struct precise_tally t = { 0 };
+	struct kprof_config cfg;
+	struct kp_buffers b = { 0 };
+	char spin[4096];
+	double end;
+	pid_t spinner;
+	int fd;
+
+	KP_RETURN_IF_SKIPPED();
+	if (!kp_cpu_online(FREQ_CPU))
+		SKIP(return, "needs CPU %d online", FREQ_CPU);
+	ASSERT_EQ(0, kp_prog_path(spin, sizeof(spin), "spin"));
+	fd = kp_open();
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", KP_DEV, strerror(errno));
+	kp_stop(fd);
+	ASSERT_EQ(0, tp_cfg_init(&cfg, 1000));
+	cfg.precise_ip = 2;
+	cfg.flags |= KPROF_CFG_CALLCHAIN_KERNEL | KPROF_CFG_CALLCHAIN_USER;
+	cfg.kernel_stack = 32;
+	cfg.user_stack = 32;
+	kp_cfg_add_cpu(&cfg, FREQ_CPU);
+	cfg.buffer_pages = 256;
+	ASSERT_EQ(0, kp_set_config(fd, &cfg)) TH_LOG("SET_CONFIG: %s", strerror(errno));
+	ASSERT_EQ(0, kp_map(&b, fd)) TH_LOG("%s", b.err);
+	b.on_sample = precise_sample;
+	b.arg = &t;
+	spinner = fork();
+	if (!spinner) {
+		if (kp_pin_self(FREQ_CPU))
+			_exit(126);
+		execl(spin, spin, "60", (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_LT(0, spinner);
+	ASSERT_EQ(0, kp_start(fd)) TH_LOG("START: %s", strerror(errno));
+	/* Until both kinds were seen, KP_PROGRESS_MS at most (a hang). */
+	end = kp_now() + KP_PROGRESS_MS / 1000.0;
+	while (kp_now() < end && (t.kernel < 20 || t.user < 20)) {
+		kp_sleep_ms(50);
+		ASSERT_LE(0, kp_drain(&b)) TH_LOG("%s", b.err);
+	}
+	ASSERT_EQ(0, kp_stop(fd));
+	ASSERT_LE(0, kp_drain(&b)) TH_LOG("%s", b.err);
+	kill(spinner, SIGKILL);
+	waitpid(spinner, NULL, 0);
+	ASSERT_EQ(0, kp_check_conserved_all(&b, 1)) TH_LOG("%s", b.err);
+	kp_close(fd, &b);
+	TH_LOG("%lu samples: kernel %lu (%lu with ip + 1 == ips[0]), user %lu (%lu with ip + 1 == the first user frame)",
+	       t.samples, t.kernel, t.kernel_ok, t.user, t.user_ok);
+	EXPECT_LT(0UL, t.kernel);
+	EXPECT_LT(0UL, t.user);
+	EXPECT_EQ(t.kernel, t.kernel_ok);
+	EXPECT_EQ(t.user, t.user_ok);
+}
+
 /* Sample times (local_clock ns, as perf's) and periods of one CPU. */
 struct freq_log {
 	unsigned int cpu;
@@ -176,7 +277,6 @@ static size_t freq_window(const struct freq_log *l, __u64 from, __u64 to,
 }
 
 #define FREQ_HZ		2000
-#define FREQ_CPU	1
 #define FREQ_RUN_S	4
 #define FREQ_PERF_DATA	"/tmp/testpmu_kprof_freq.data"
 

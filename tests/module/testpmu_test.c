@@ -72,10 +72,13 @@ TEST_F(testpmu, event_init_validates)
 	EXPECT_EQ(-1, tp_open(&attr, 0));
 	EXPECT_EQ(EINVAL, errno) TH_LOG("config=1");
 
+	/* precise_ip stands for PEBS (the stand-in's header): up to 3. */
 	tp_attr(&attr, self->type);
-	attr.precise_ip = 1;
-	EXPECT_EQ(-1, tp_open(&attr, 0));
-	EXPECT_EQ(EOPNOTSUPP, errno) TH_LOG("precise_ip=1 (no PEBS)");
+	attr.precise_ip = 3;
+	fd = tp_open(&attr, 0);
+	EXPECT_LE(0, fd) TH_LOG("precise_ip=3: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
 
 	tp_attr(&attr, self->type);
 	attr.sample_type = PERF_SAMPLE_BRANCH_STACK;
@@ -120,21 +123,38 @@ TEST_F(testpmu, counts_nanoseconds)
 	EXPECT_GT(ns, task_ms * 1e6 * 0.9);
 }
 
+/* qsort() of the sample lines, to find identical ones side by side. */
+static int tp_cmp_lines(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /*
  * Stock perf samples every CPU through the stand-in's NMIs, with the
  * period it asked for (-c: a fixed period is every sample's period).
  * Each sample comes from one perf_event_overflow() call of the stand-in
- * (throttling overflows write their sample too), so the samples written
- * are at most the overflows it counted.
+ * (throttling overflows write their sample too), so the distinct samples
+ * written are at most the overflows it counted.  Distinct: perf record
+ * writes some records twice.  Its perf_mmap__push() (Debian's perf 6.1,
+ * tools/perf/util/mmap.c) reads data_head once, then again in
+ * perf_mmap__read_init(); it writes out up to the second and keeps the
+ * first as where it stopped, so what the kernel published between the
+ * two reads is written again on its next pass.  With all vCPUs on one
+ * TCG thread, perf's vCPU can be descheduled between the two reads while
+ * others sample, and about one run in ten holds a copy: byte for byte
+ * the same CPU, ns timestamp and IP at two file offsets, for one overflow
+ * the stand-in counted.  Copies are logged; only distinct samples count.
  */
 TEST_F(testpmu, perf_record_all_cpus)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned long long samples = 0, bad_period = 0;
 	unsigned long long per_cpu[256] = { 0 };
+	unsigned long long copies = 0;
 	struct tp_stats before, after;
 	unsigned int cpu, period;
-	char *line, *save;
+	char *line, *save, **lines;
+	size_t n = 0, cap = 1024, j;
 	long i;
 
 	KP_RETURN_IF_SKIPPED();
@@ -144,19 +164,38 @@ TEST_F(testpmu, perf_record_all_cpus)
 			    "-o /tmp/testpmu.data -- sleep 1",
 			    self->out, TP_OUT_LEN)) TH_LOG("%s", self->out);
 	ASSERT_EQ(0, tp_read_stats(&after));
-	ASSERT_EQ(0, tp_run("perf script -i /tmp/testpmu.data -F cpu,period",
+	ASSERT_EQ(0, tp_run("perf script -i /tmp/testpmu.data --ns -F cpu,time,period,ip",
 			    self->out, TP_OUT_LEN)) TH_LOG("%s", self->out);
+	lines = malloc(cap * sizeof(*lines));
+	ASSERT_NE(NULL, lines);
 	for (line = strtok_r(self->out, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, " [%u] %u", &cpu, &period) != 2 || cpu >= 256)
+		if (sscanf(line, " [%u] %*[0-9.]: %u", &cpu, &period) != 2 || cpu >= 256)
 			continue;
+		if (n == cap) {
+			cap *= 2;
+			lines = realloc(lines, cap * sizeof(*lines));
+			ASSERT_NE(NULL, lines);
+		}
+		lines[n++] = line;
+	}
+	qsort(lines, n, sizeof(*lines), tp_cmp_lines);
+	for (j = 0; j < n; j++) {
+		if (j && !strcmp(lines[j], lines[j - 1])) {
+			copies++;
+			TH_LOG("perf.data holds this record twice: %s", lines[j]);
+			continue;
+		}
+		sscanf(lines[j], " [%u] %*[0-9.]: %u", &cpu, &period);
 		samples++;
 		per_cpu[cpu]++;
-		bad_period += period != 50000;
+		if (period != 50000 && !bad_period++)
+			TH_LOG("a sample with another period: %s", lines[j]);
 	}
+	free(lines);
 	unlink("/tmp/testpmu.data");
-	TH_LOG("%llu samples, %llu overflows, %llu NMIs (%.1f us each)",
-	       samples, after.overflows - before.overflows,
+	TH_LOG("%llu samples (%llu more copies), %llu overflows, %llu NMIs (%.1f us each)",
+	       samples, copies, after.overflows - before.overflows,
 	       after.nmis - before.nmis,
 	       after.nmis > before.nmis ?
 	       (after.nmi_ns - before.nmi_ns) / 1e3 / (after.nmis - before.nmis) : 0.0);

@@ -29,8 +29,14 @@
  *    timed part of the NMI handler, so that every client pays the same
  *    extra cost per NMI and the kernel's controller sees it.
  *
+ *  - precise_ip (1-3) stands for PEBS as its clients see it: the sampled
+ *    IP differs from the interrupt's (TESTPMU_PRECISE_SKID bytes before
+ *    it) and PERF_SAMPLE_CALLCHAIN gets the chain of the interrupt
+ *    registers, one record per NMI (testpmu_overflow_precise()).
+ *
  * What it cannot model: the x86 driver itself (counter scheduling,
- * constraints, LBR, PEBS), skid, and overflows in irq-off code.  The
+ * constraints, LBR, the PEBS buffer and large PEBS), real skid, and
+ * overflows in irq-off code.  The
  * hrtimer cannot fire where interrupts are disabled (a real PMI does), so
  * samples of irq-off code land where interrupts come back on, as they do
  * with cpu-clock.  The sampled registers are those the hrtimer interrupt
@@ -78,6 +84,8 @@
 #define TESTPMU_MIN_PERIOD	10000ULL
 /* A self-NMI arrives within microseconds even under TCG; 1 s is broken. */
 #define TESTPMU_NMI_TIMEOUT_NS	NSEC_PER_SEC
+/* A precise event's sampled IP: this many bytes before the interrupt's. */
+#define TESTPMU_PRECISE_SKID	1
 
 /* One emulated counter: a value that advances with time while enabled. */
 struct testpmu_counter {
@@ -115,6 +123,9 @@ static int (*testpmu_event_overflow)(struct perf_event *event,
 				     struct perf_sample_data *data,
 				     struct pt_regs *regs);
 static void (*testpmu_sample_event_took)(u64 sample_len_ns);
+/* NULL where the kernel has none: precise_ip is then refused. */
+static struct perf_callchain_entry *(*testpmu_callchain)(struct perf_event *event,
+							 struct pt_regs *regs);
 
 /* ---- nmi_cost_ns ------------------------------------------------------ */
 
@@ -372,8 +383,12 @@ static int testpmu_event_init(struct perf_event *event)
 		return -ENOENT;
 	if (event->attr.config)
 		return -EINVAL;		/* config 0 (ns) is the only event */
-	/* No PEBS, no LBR: what an x86 counter without them refuses. */
-	if (event->attr.precise_ip || has_branch_stack(event))
+	/* No LBR: what an x86 counter without it refuses. */
+	if (has_branch_stack(event))
+		return -EOPNOTSUPP;
+	/* precise_ip: see testpmu_overflow_precise(); x86 allows up to 3. */
+	if (event->attr.precise_ip > 3 ||
+	    (event->attr.precise_ip && !testpmu_callchain))
 		return -EOPNOTSUPP;
 
 	hwc->idx = -1;
@@ -394,6 +409,30 @@ static bool testpmu_excluded(struct perf_event *event, struct pt_regs *regs)
 	if (user_mode(regs))
 		return event->attr.exclude_user;
 	return event->attr.exclude_kernel;
+}
+
+/*
+ * A precise event's overflow as intel_pmu_drain_pebs_*() delivers one (one
+ * record per PMI: no large PEBS is modelled): the sample's registers are
+ * the interrupt's with the IP moved to the "eventing" instruction, here
+ * one byte before the interrupted IP (the stand-in's stand-in for the
+ * skid PEBS removes, so a test can tell the two IPs apart), and with
+ * PERF_SAMPLE_CALLCHAIN the chain is taken from the interrupt registers,
+ * as setup_pebs_*_sample_data() does ("we must however always use iregs
+ * for the unwinder to stay sane").
+ */
+static int testpmu_overflow_precise(struct perf_event *event,
+				    struct perf_sample_data *data,
+				    struct pt_regs *iregs)
+{
+	struct pt_regs regs = *iregs;
+
+	regs.ip = iregs->ip - TESTPMU_PRECISE_SKID;
+	if (event->attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
+		data->callchain = testpmu_callchain(event, iregs);
+		data->sample_flags |= PERF_SAMPLE_CALLCHAIN;
+	}
+	return testpmu_event_overflow(event, data, &regs);
 }
 
 /* x86_pmu_handle_irq(): returns the number of counters that overflowed. */
@@ -420,7 +459,9 @@ static int testpmu_handle_irq(struct testpmu_cpu *cpuc, struct pt_regs *regs)
 
 		perf_sample_data_init(&data, 0, event->hw.last_period);
 		cpuc->overflows++;
-		if (testpmu_event_overflow(event, &data, regs))
+		if (event->attr.precise_ip ?
+		    testpmu_overflow_precise(event, &data, regs) :
+		    testpmu_event_overflow(event, &data, regs))
 			testpmu_stop(event, 0);
 	}
 	return handled;
@@ -601,6 +642,9 @@ static int testpmu_resolve(void)
 
 	testpmu_event_overflow = (void *)lookup("perf_event_overflow");
 	testpmu_sample_event_took = (void *)lookup("perf_sample_event_took");
+	testpmu_callchain = (void *)lookup("perf_callchain");
+	if (!testpmu_callchain)
+		pr_info("kallsyms has no perf_callchain: precise_ip refused\n");
 	if (!testpmu_event_overflow || !testpmu_sample_event_took) {
 		pr_err("kallsyms has no %s: cannot deliver overflows like a PMU driver\n",
 		       testpmu_event_overflow ? "perf_sample_event_took" : "perf_event_overflow");

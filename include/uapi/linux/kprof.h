@@ -57,6 +57,8 @@
 #define KPROF_COMM_LEN			16
 #define KPROF_MAX_STACK			127	/* per chain (kernel, user) */
 #define KPROF_MAX_CPUS			1024	/* size of the config cpumask */
+/* Largest kprof_config.buffer_pages (256 MiB per CPU with 4 KiB pages). */
+#define KPROF_MAX_BUFFER_PAGES		65536
 
 /* ------------------------------------------------------------------ */
 /* mmap layout                                                         */
@@ -140,7 +142,13 @@ struct kprof_mmap_page {
 		__u64	__reserved[16];
 	} counters;
 
-	/* Throttle state of this CPU (copied out at each change). */
+	/*
+	 * Throttle state of this CPU, published with the counters (at a
+	 * wakeup, a throttle restart, STOP; the CPU that lowered the limits
+	 * right after its handler), so a lowering on another CPU shows here
+	 * at this CPU's next publication.  KPROF_IOC_GET_STATS reads the
+	 * current limits.
+	 */
 	__u64	max_sample_rate;
 	__u64	max_samples_per_tick;
 	__u64	allowed_ns;		/* perf_sample_allowed_ns equivalent */
@@ -200,7 +208,9 @@ enum kprof_record_type {
 	 *	__u64	period;
 	 *	__u16	nr_kernel;	// kernel frames, leaf first
 	 *	__u16	nr_user;	// user frames, leaf first
-	 *	__u32	__reserved;
+	 *	__u32	tick;		// low 32 bits of the throttle's
+	 *				// tick of this overflow (see
+	 *				// THROTTLE); 0 for INJECT_NMI
 	 *	__u64	ips[nr_kernel + nr_user];
 	 * };
 	 * The kernel chain starts with the interrupted IP when it was in
@@ -242,9 +252,11 @@ enum kprof_record_type {
 	 * throttled event at its next tick without telling kprof: a throttle
 	 * the kernel held ends at the first overflow after that restart,
 	 * whose UNTHROTTLE has that overflow's time and comes before its
-	 * SAMPLE.  tick and interrupts are kprof's count in its own ticks
-	 * (local_clock() / TICK_NSEC), also when the kernel's limit tripped,
-	 * which the kernel counts in its scheduler ticks instead.
+	 * SAMPLE.  tick and interrupts are kprof's count in the throttle's
+	 * ticks: for PMU events the kernel's own per-CPU tick count
+	 * (perf_throttled_seq, seen as the event's hw.interrupts_seq), the
+	 * ticks the kernel's limit counts in; for clock events (cpu-clock,
+	 * task-clock), which kprof restarts itself, local_clock() / TICK_NSEC.
 	 * KERNEL_THROTTLED is no longer written (a THROTTLE with only
 	 * KPROF_MISC_THROTTLE_KERNEL took its place); the number stays
 	 * reserved.
@@ -252,7 +264,7 @@ enum kprof_record_type {
 	 *	struct kprof_record_header header;
 	 *	__u64	time;
 	 *	__u64	seq;		// overflow number at the change
-	 *	__u64	tick;		// local_clock() / TICK_NSEC
+	 *	__u64	tick;		// the throttle's tick, see above
 	 *	__u64	interrupts;	// interrupts counted in this tick
 	 * };
 	 */
@@ -296,7 +308,7 @@ struct kprof_sample {
 	__u64	period;
 	__u16	nr_kernel;
 	__u16	nr_user;
-	__u32	__reserved;
+	__u32	tick;
 	__u64	ips[];
 };
 

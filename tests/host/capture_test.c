@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * capture_test: what -i makes of a damaged capture.  Each record field
+ * kprof would never write (a CPU past the recorded count, frames that do
+ * not fill the size, a kernel frame in user space, ...) is rejected and
+ * counted on stderr while the good records around it print; a capture cut
+ * short (the recording killed before END) yields every whole record before
+ * the cut and says how much was lost; a capture without kallsyms says so;
+ * -i's sample filters (-C, --tid, --comm, --user-only, --kernel-only) keep
+ * what they name.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "capture.h"
+#include "output.h"
+#include "print.h"
+#include "record.h"
+#include "session.h"
+#include "synth.h"
+
+static const char kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81001000 T do_syscall_64\n";
+
+#define KIP	0xffffffff81001010ULL
+#define UIP	0x401000ULL
+#define NR_SAMPLES 40
+
+/*
+ * A capture of 2 CPUs (fixed period 1003009): NR_SAMPLES samples, odd
+ * ones on CPU 1, every fourth in user mode, tid 1000 + i % 3, comm "a"
+ * or "b" (i % 2), each with a kernel frame; then a LOST record on CPU 0.
+ * PATCH, when set, edits sample BAD before it is written.
+ */
+struct synth_cap {
+	int kallsyms;
+	int bad;
+	void (*patch)(struct kprof_sample *s);
+};
+
+static int write_capture(const char *path, const struct synth_cap *sc)
+{
+	static const char meta[] = "event=cpu-clock\nsample=1003009\nfreq=0\nnr_cpus=2\n";
+	struct capture_writer *w = capture__create(path);
+	unsigned char buf[256];
+	uint64_t ips[2] = { KIP, UIP };
+	size_t n;
+	int i;
+
+	if (!w || capture__write(w, KPCAP_META, 0, meta, sizeof(meta) - 1))
+		return -1;
+	if (sc->kallsyms && capture__write(w, KPCAP_KALLSYMS, 0, kallsyms, sizeof(kallsyms) - 1))
+		return -1;
+	for (i = 0; i < NR_SAMPLES; i++) {
+		int user = i % 4 == 0;
+		struct kprof_sample *s = (void *)buf;
+
+		n = synth_sample(buf, i + 1, 1000000000ULL + i * 1000, i % 2, 1000 + i % 3,
+				 i % 2 ? "b" : "a", user ? KPROF_MISC_USER : 0,
+				 user ? ips + 1 : ips, !user, user);
+		s->tid = 1000 + i % 3;
+		if (sc->patch && i == sc->bad)
+			sc->patch(s);
+		if (capture__add_record(w, i % 2, buf, n))
+			return -1;
+	}
+	n = synth_lost(buf, 2000000000ULL, 5);
+	if (capture__add_record(w, 0, buf, n))
+		return -1;
+	return capture__close(w);
+}
+
+struct replayed {
+	char *out;
+	char err[4096];
+	int status;
+	int samples;
+};
+
+/* Replay PATH as perf-script text, with stderr (the warnings) kept. */
+static void replay(const char *path, const struct sample_filter *sf, struct replayed *r)
+{
+	char event[64] = "x", errpath[] = "/tmp/kprofcat-capture-err-XXXXXX";
+	int saved = dup(2), fd = mkstemp(errpath);
+	size_t len = 0;
+	struct output *o;
+	ssize_t n;
+	FILE *f;
+	char *p;
+
+	r->out = NULL;
+	f = open_memstream(&r->out, &len);
+	o = output_script__new(f, event);
+	fflush(stderr);
+	dup2(fd, 2);
+	p_set_quiet(0);
+	r->status = record__replay_filtered(path, o, 0, sf, event, sizeof(event));
+	p_set_quiet(1);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	output__free(o);
+	fclose(f);
+	n = pread(fd, r->err, sizeof(r->err) - 1, 0);
+	r->err[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(errpath);
+	r->samples = 0;
+	for (p = r->out; (p = strstr(p, " cpu-clock: \n")); p++)
+		r->samples++;
+}
+
+FIXTURE(cap) {
+	char path[64];
+};
+
+FIXTURE_SETUP(cap)
+{
+	int fd;
+
+	snprintf(self->path, sizeof(self->path), "/tmp/kprofcat-capture-XXXXXX");
+	fd = mkstemp(self->path);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	p_set_quiet(1);
+}
+
+FIXTURE_TEARDOWN(cap)
+{
+	unlink(self->path);
+}
+
+static void bad_cpu(struct kprof_sample *s)
+{
+	s->cpu = 268435457;	/* the byte flip of issue 16 */
+}
+
+static void bad_cpu_of_other_buffer(struct kprof_sample *s)
+{
+	s->cpu ^= 1;
+}
+
+static void bad_frames(struct kprof_sample *s)
+{
+	s->nr_kernel = 3;	/* more frames than the size holds */
+}
+
+static void bad_kernel_frame(struct kprof_sample *s)
+{
+	s->ips[0] = 0x1000;
+}
+
+static void bad_pid(struct kprof_sample *s)
+{
+	s->pid = 0x10000001;
+}
+
+static void bad_period(struct kprof_sample *s)
+{
+	s->period = 0x100000000f4e01ULL;
+}
+
+static void bad_reserved(struct kprof_sample *s)
+{
+	s->header.misc |= 1U << 15;	/* no KPROF_MISC_* bit */
+}
+
+static void bad_comm(struct kprof_sample *s)
+{
+	memset(s->comm, 'x', sizeof(s->comm));
+}
+
+static void bad_ip_mode(struct kprof_sample *s)
+{
+	s->ip = 0x401000;	/* a kernel-mode sample at a user address */
+}
+
+static void bad_size(struct kprof_sample *s)
+{
+	s->header.size = 12;	/* not a multiple of 8: the section ends here */
+}
+
+FIXTURE(corrupt) {
+	char path[64];
+};
+
+FIXTURE_SETUP(corrupt)
+{
+	int fd;
+
+	snprintf(self->path, sizeof(self->path), "/tmp/kprofcat-capture-XXXXXX");
+	fd = mkstemp(self->path);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	p_set_quiet(1);
+}
+
+FIXTURE_TEARDOWN(corrupt)
+{
+	unlink(self->path);
+}
+
+FIXTURE_VARIANT(corrupt) {
+	void (*patch)(struct kprof_sample *s);
+	const char *why;
+	int lost;	/* samples lost with it */
+};
+
+FIXTURE_VARIANT_ADD(corrupt, cpu) { bad_cpu, "CPU 268435457 in the buffer of CPU 1", 1 };
+FIXTURE_VARIANT_ADD(corrupt, cpu_of_other_buffer) { bad_cpu_of_other_buffer, "CPU 0 in the buffer of CPU 1", 1 };
+FIXTURE_VARIANT_ADD(corrupt, frames) { bad_frames, "3 kernel + 0 user frames do not fill its 88 bytes", 1 };
+FIXTURE_VARIANT_ADD(corrupt, kernel_frame) { bad_kernel_frame, "kernel frame 0, 0x1000, is not a kernel address", 1 };
+FIXTURE_VARIANT_ADD(corrupt, pid) { bad_pid, "pid 268435457 / tid 1002 beyond PID_MAX_LIMIT", 1 };
+FIXTURE_VARIANT_ADD(corrupt, period) { bad_period, "period 4503599628373505, recorded with -c 1003009", 1 };
+FIXTURE_VARIANT_ADD(corrupt, reserved) { bad_reserved, "reserved bits set", 1 };
+FIXTURE_VARIANT_ADD(corrupt, comm) { bad_comm, "comm not NUL-terminated", 1 };
+FIXTURE_VARIANT_ADD(corrupt, ip_mode) { bad_ip_mode, "IP 0x401000 is not a kernel address", 1 };
+/* Each sample is a section of its own: a bad size costs its section only. */
+FIXTURE_VARIANT_ADD(corrupt, size) { bad_size, "an impossible size", 1 };
+
+TEST_F(corrupt, records_are_rejected_and_counted)
+{
+	struct synth_cap sc = { .kallsyms = 1, .bad = 5, .patch = variant->patch };
+	struct replayed r;
+	char where[64];
+
+	ASSERT_EQ(0, write_capture(self->path, &sc));
+	replay(self->path, NULL, &r);
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.err);
+	EXPECT_EQ(NR_SAMPLES - variant->lost, r.samples) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.err, ": 1 records rejected as corrupt")) TH_LOG("%s", r.err);
+	EXPECT_NE(NULL, strstr(r.err, variant->why)) TH_LOG("%s", r.err);
+	/* Sample 5 is the sixth section after the header, META and KALLSYMS. */
+	snprintf(where, sizeof(where), "CPU 1 record at byte %zu: ",
+		 sizeof(struct kpcap_header) + 16 + 48 + 16 + 64 + 5 * (16 + 88) + 16);
+	EXPECT_NE(NULL, strstr(r.err, where)) TH_LOG("%s", r.err);
+	EXPECT_EQ(NULL, strstr(r.out, "[268435457]")) TH_LOG("%s", r.out);
+	free(r.out);
+}
+
+TEST_F(cap, a_sound_capture_replays_without_a_word)
+{
+	struct synth_cap sc = { .kallsyms = 1 };
+	struct replayed r;
+
+	ASSERT_EQ(0, write_capture(self->path, &sc));
+	replay(self->path, NULL, &r);
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(NR_SAMPLES, r.samples);
+	EXPECT_STREQ("", r.err);
+	EXPECT_NE(NULL, strstr(r.out, " do_syscall_64+0x10 ([kernel.kallsyms])\n"));
+	free(r.out);
+}
+
+TEST_F(cap, no_kallsyms_is_told)
+{
+	struct synth_cap sc = { 0 };
+	struct replayed r;
+
+	ASSERT_EQ(0, write_capture(self->path, &sc));
+	replay(self->path, NULL, &r);
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(NR_SAMPLES, r.samples);
+	/* The 30 samples not in user mode have a kernel frame. */
+	EXPECT_NE(NULL, strstr(r.err, "has no kallsyms section: the kernel frames of 30 samples print as [unknown]"))
+		TH_LOG("%s", r.err);
+	free(r.out);
+}
+
+/*
+ * Cut the file at every length from the end of its first RECORDS section
+ * to its full size: each cut replays, prints every whole record before it
+ * and warns.  A sound record is in the output exactly when its last byte is
+ * in the file.
+ */
+TEST_F(cap, a_cut_capture_yields_every_whole_record)
+{
+	struct synth_cap sc = { .kallsyms = 1 };
+	size_t rec = sizeof(struct kprof_sample) + 8;	/* every sample has one frame */
+	size_t sec = sizeof(struct kpcap_section);
+	struct replayed r;
+	struct stat st;
+	off_t full, first, cut;
+
+	ASSERT_EQ(0, write_capture(self->path, &sc));
+	ASSERT_EQ(0, stat(self->path, &st));
+	full = st.st_size;
+	/* Header, META (48 bytes), KALLSYMS (padded to 64), then the records. */
+	first = sizeof(struct kpcap_header) + sec + 48 + sec + 64;
+	ASSERT_EQ(0, truncate(self->path, full - sec));	/* END gone */
+	for (cut = full - sec; cut >= first; cut -= 37) {
+		int whole;
+
+		ASSERT_EQ(0, truncate(self->path, cut));
+		replay(self->path, NULL, &r);
+		EXPECT_EQ(0, r.status) TH_LOG("cut at %lld: %s", (long long)cut, r.err);
+		/*
+		 * The writer keeps a CPU's consecutive records in one section;
+		 * they alternate here, so each record is a section of its own:
+		 * whole = sections complete before the cut (a record fills
+		 * its section: no padding).
+		 */
+		whole = (cut - first) / (sec + rec);
+		if (whole > NR_SAMPLES)
+			whole = NR_SAMPLES;
+		EXPECT_EQ(whole, r.samples) TH_LOG("cut at %lld of %lld", (long long)cut, (long long)full);
+		EXPECT_NE(NULL, strstr(r.err, "is cut short (no END section: was the recording killed?)"))
+			TH_LOG("%s", r.err);
+		EXPECT_EQ(NULL, strstr(r.err, "rejected")) TH_LOG("%s", r.err);
+		free(r.out);
+	}
+}
+
+TEST_F(cap, the_cut_warning_says_how_much_is_lost)
+{
+	struct synth_cap sc = { .kallsyms = 1 };
+	size_t rec = sizeof(struct kprof_sample) + 8;
+	size_t sec = sizeof(struct kpcap_section);
+	off_t first = sizeof(struct kpcap_header) + sec + 48 + sec + 64;
+	struct replayed r;
+	char want[256];
+
+	ASSERT_EQ(0, write_capture(self->path, &sc));
+	/* 3 whole samples, then 40 bytes into the fourth's section (CPU 1). */
+	ASSERT_EQ(0, truncate(self->path, first + 3 * (sec + rec) + sec + 40));
+	replay(self->path, NULL, &r);
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(3, r.samples);
+	snprintf(want, sizeof(want),
+		 "it ends 40 bytes into a RECORDS section of CPU 1 that should hold %zu; read the 3 whole records before the cut, lost the 40 bytes of the record cut in two and the %zu bytes never written",
+		 rec, rec - 40);
+	EXPECT_NE(NULL, strstr(r.err, want)) TH_LOG("%s", r.err);
+	free(r.out);
+}
+
+TEST_F(cap, sample_filters_keep_what_they_name)
+{
+	struct synth_cap sc = { .kallsyms = 1 };
+	struct sample_filter sf;
+	struct replayed r;
+
+	ASSERT_EQ(0, write_capture(self->path, &sc));
+	memset(&sf, 0, sizeof(sf));
+	sf.cpus_set = 1;
+	sf.cpus[0] = 2;		/* -C 1: the odd samples */
+	replay(self->path, &sf, &r);
+	EXPECT_EQ(NR_SAMPLES / 2, r.samples);
+	EXPECT_EQ(NULL, strstr(r.out, "[000]")) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "LOST")) TH_LOG("CPU 0's LOST record passed -C 1");
+	free(r.out);
+
+	memset(&sf, 0, sizeof(sf));
+	sf.tid_set = 1;
+	sf.tid = 1001;		/* i % 3 == 1: 13 of 40 */
+	replay(self->path, &sf, &r);
+	EXPECT_EQ(13, r.samples);
+	EXPECT_EQ(NULL, strstr(r.out, "/1000 ")) TH_LOG("%s", r.out);
+	free(r.out);
+
+	memset(&sf, 0, sizeof(sf));
+	sf.comm = "a";		/* the even samples */
+	replay(self->path, &sf, &r);
+	EXPECT_EQ(NR_SAMPLES / 2, r.samples);
+	EXPECT_EQ(NULL, strstr(r.out, "\nb ")) TH_LOG("%s", r.out);
+	free(r.out);
+
+	memset(&sf, 0, sizeof(sf));
+	sf.user_only = 1;	/* every fourth */
+	replay(self->path, &sf, &r);
+	EXPECT_EQ(NR_SAMPLES / 4, r.samples);
+	EXPECT_EQ(NULL, strstr(r.out, "do_syscall_64")) TH_LOG("%s", r.out);
+	free(r.out);
+
+	memset(&sf, 0, sizeof(sf));
+	sf.kernel_only = 1;
+	replay(self->path, &sf, &r);
+	EXPECT_EQ(NR_SAMPLES - NR_SAMPLES / 4, r.samples);
+	free(r.out);
+}
+
+/*
+ * Random damage (a fixed seed: the same 300 files every run): 4 bytes
+ * flipped anywhere past the kallsyms section.  Every replay ends (no
+ * crash) with success or an error naming the malformed section, and
+ * whatever prints is what kprof could have written: CPUs of
+ * the 2 recorded, a first frame at a kernel or a user address.
+ */
+TEST_F(cap, flipped_bytes_never_print_impossible_fields)
+{
+	struct synth_cap sc = { .kallsyms = 1 };
+	off_t first = sizeof(struct kpcap_header) + 16 + 48 + 16 + 64;
+	unsigned int seed = 16, round, k;
+	struct replayed r;
+	struct stat st;
+	char *p;
+	int fd;
+
+	for (round = 0; round < 300; round++) {
+		ASSERT_EQ(0, write_capture(self->path, &sc));
+		ASSERT_EQ(0, stat(self->path, &st));
+		fd = open(self->path, O_RDWR);
+		ASSERT_GE(fd, 0);
+		for (k = 0; k < 4; k++) {
+			off_t at = first + rand_r(&seed) % (st.st_size - first);
+			unsigned char c;
+
+			ASSERT_EQ(1, pread(fd, &c, 1, at));
+			c ^= 1 << (rand_r(&seed) % 8);
+			ASSERT_EQ(1, pwrite(fd, &c, 1, at));
+		}
+		close(fd);
+		replay(self->path, NULL, &r);
+		/* A flip may turn a section into a malformed one of another type: refused by name. */
+		EXPECT_TRUE(!r.status || (r.status == 1 && strstr(r.err, ": malformed ")))
+			TH_LOG("round %u: status %d: %s", round, r.status, r.err);
+		for (p = r.out; (p = strstr(p, " cpu-clock: \n")); p++) {
+			const char *line = p;
+
+			while (line > r.out && line[-1] != '\n')
+				line--;
+			if (!strstr(line, " [000] ") && !strstr(line, " [001] ")) {
+				EXPECT_TRUE(0) TH_LOG("round %u printed %.*s", round, (int)(p - line), line);
+				break;
+			}
+			/*
+			 * The first frame: a kernel address (ff.. .. .. ..) or a
+			 * user one (below 2^56: "%16llx" starts with 2 spaces).
+			 */
+			EXPECT_TRUE(!strncmp(p + 13, "\tff", 3) || !strncmp(p + 13, "\t  ", 3))
+				TH_LOG("round %u: a first frame neither kernel nor user: %.40s", round, p + 13);
+		}
+		free(r.out);
+	}
+}
+
+TEST_HARNESS_MAIN

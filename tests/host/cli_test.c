@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cli_test: kprofcat's reading side from the command line, run as a user
+ * would run it (user/kprofcat, exit status and stderr checked):
+ *  - perf's verbs: record, script, report, stat, and script/report/stat
+ *    reading kprof.kpcap by default;
+ *  - file errors that say what is wrong (no such file, a directory, no
+ *    permission, empty, not a capture), for -i and the positional FILE,
+ *    never "load the module first" for a file;
+ *  - -i applies -C, -p, --tid, --comm, --user-only, --kernel-only and
+ *    refuses recording's options and --report's outside --report;
+ *  - --folded's totals go to stderr, its stdout stays stacks only.
+ */
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "capture.h"
+#include "synth.h"
+
+static char kprofcat[512];
+
+static const char kallsyms[] = "ffffffff81000000 T _stext\nffffffff81001000 T do_syscall_64\n";
+
+struct result {
+	int status;
+	char out[16384], err[4096];
+};
+
+/* Run "cd DIR && kprofcat ARGS" (as nobody: AS_NOBODY), output in R. */
+static void run_as(struct result *r, int as_nobody, const char *dir, const char *fmt, va_list ap)
+{
+	char args[1024], cmd[4096], outp[128], errp[128];
+	FILE *f;
+	size_t n;
+
+	vsnprintf(args, sizeof(args), fmt, ap);
+	snprintf(outp, sizeof(outp), "%s/out.txt", dir);
+	snprintf(errp, sizeof(errp), "%s/err.txt", dir);
+	snprintf(cmd, sizeof(cmd), "%scd %s && %s %s%s >%s 2>%s", as_nobody ? "su nobody -s /bin/sh -c '" : "",
+		 dir, kprofcat, args, as_nobody ? "'" : "", outp, errp);
+	r->status = system(cmd);
+	r->status = WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
+	r->out[0] = r->err[0] = '\0';
+	f = fopen(outp, "r");
+	if (f) {
+		n = fread(r->out, 1, sizeof(r->out) - 1, f);
+		r->out[n] = '\0';
+		fclose(f);
+	}
+	f = fopen(errp, "r");
+	if (f) {
+		n = fread(r->err, 1, sizeof(r->err) - 1, f);
+		r->err[n] = '\0';
+		fclose(f);
+	}
+}
+
+static void run(struct result *r, const char *dir, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	run_as(r, 0, dir, fmt, ap);
+	va_end(ap);
+}
+
+static void run_nobody(struct result *r, const char *dir, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	run_as(r, 1, dir, fmt, ap);
+	va_end(ap);
+}
+
+static int count(const char *text, const char *what)
+{
+	int n = 0;
+
+	for (; (text = strstr(text, what)); text++)
+		n++;
+	return n;
+}
+
+/*
+ * DIR/c.kpcap: 2 CPUs, 12 samples (i odd on CPU 1), pid 100 + i % 2,
+ * tid 1000 + i % 3, comm "a" or "b" (i % 2), every fourth in user mode.
+ */
+static int write_capture(const char *path)
+{
+	static const char meta[] = "event=cpu-clock\nsample=4000\nfreq=1\nnr_cpus=2\n";
+	struct capture_writer *w = capture__create(path);
+	unsigned char buf[256];
+	uint64_t ips[2] = { 0xffffffff81001010ULL, 0x401000 };
+	int i;
+
+	if (!w || capture__write(w, KPCAP_META, 0, meta, sizeof(meta) - 1) ||
+	    capture__write(w, KPCAP_KALLSYMS, 0, kallsyms, sizeof(kallsyms) - 1))
+		return -1;
+	for (i = 0; i < 12; i++) {
+		int user = i % 4 == 0;
+		size_t n = synth_sample(buf, i + 1, 1000000000ULL + i * 1000, i % 2, 100 + i % 2,
+					i % 2 ? "b" : "a", user ? KPROF_MISC_USER : 0,
+					user ? ips + 1 : ips, !user, user);
+
+		((struct kprof_sample *)buf)->tid = 1000 + i % 3;
+		if (capture__add_record(w, i % 2, buf, n))
+			return -1;
+	}
+	return capture__close(w);
+}
+
+FIXTURE(cli) {
+	char dir[64];
+	char cap[128];
+};
+
+FIXTURE_SETUP(cli)
+{
+	char self_path[400];
+	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+
+	ASSERT_GT(n, 0);
+	self_path[n] = '\0';
+	/* tests/host/cli_test -> user/kprofcat */
+	snprintf(kprofcat, sizeof(kprofcat), "%s/../../user/kprofcat", dirname(self_path));
+	if (access(kprofcat, X_OK))
+		SKIP(return, "no user/kprofcat (make user first)");
+	snprintf(self->dir, sizeof(self->dir), "/tmp/kprofcat-cli-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	chmod(self->dir, 0755);
+	snprintf(self->cap, sizeof(self->cap), "%s/c.kpcap", self->dir);
+	ASSERT_EQ(0, write_capture(self->cap));
+}
+
+FIXTURE_TEARDOWN(cli)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	if (system(cmd))
+		TH_LOG("could not remove %s", self->dir);
+}
+
+TEST_F(cli, file_errors_say_what_is_wrong)
+{
+	struct result r;
+	char path[256];
+	FILE *f;
+
+	run(&r, self->dir, "nosuch.kpcap");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("kprofcat: error: cannot read capture file nosuch.kpcap: No such file or directory\n", r.err);
+	run(&r, self->dir, "-i /nonexistent");
+	EXPECT_STREQ("kprofcat: error: cannot read capture file /nonexistent: No such file or directory\n", r.err);
+	run(&r, self->dir, "-i /tmp");
+	EXPECT_NE(NULL, strstr(r.err, "/tmp is a directory, not a capture file")) TH_LOG("%s", r.err);
+	run(&r, self->dir, "/tmp");
+	EXPECT_NE(NULL, strstr(r.err, "/tmp is a directory, not a capture file")) TH_LOG("%s", r.err);
+	snprintf(path, sizeof(path), "%s/empty", self->dir);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fclose(f);
+	run(&r, self->dir, "-i empty");
+	EXPECT_NE(NULL, strstr(r.err, "empty is empty, not a kprofcat capture")) TH_LOG("%s", r.err);
+	snprintf(path, sizeof(path), "%s/text", self->dir);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fputs("hello, world\n", f);
+	fclose(f);
+	run(&r, self->dir, "text");
+	EXPECT_EQ(1, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "text is not a kprofcat capture: it does not start with \"KPROFCAP\""))
+		TH_LOG("%s", r.err);
+	/* A path under /dev is the device: its absence means no module. */
+	run(&r, self->dir, "/dev/kprof-nosuch");
+	EXPECT_NE(NULL, strstr(r.err, "load the module first")) TH_LOG("%s", r.err);
+}
+
+TEST_F(cli, an_unreadable_capture_is_a_permission_error)
+{
+	struct result r;
+
+	ASSERT_EQ(0, chmod(self->cap, 0));
+	chmod(self->dir, 0777);		/* nobody writes out.txt and err.txt there */
+	if (!geteuid() && system("su nobody -s /bin/sh -c true 2>/dev/null"))
+		SKIP(return, "root reads anything, and cannot run as nobody");
+	/* root reads anything: read it as nobody. */
+	if (geteuid())
+		run(&r, self->dir, "-i c.kpcap");
+	else
+		run_nobody(&r, self->dir, "-i c.kpcap");
+	EXPECT_EQ(1, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "cannot read capture file")) TH_LOG("%s", r.err);
+	EXPECT_NE(NULL, strstr(r.err, ": Permission denied (read it as its owner or root)")) TH_LOG("%s", r.err);
+}
+
+TEST_F(cli, perfs_verbs_are_the_modes)
+{
+	struct result r;
+
+	run(&r, self->dir, "script -i c.kpcap");
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.err);
+	EXPECT_EQ(12, count(r.out, " cpu-clock: \n")) TH_LOG("%s", r.out);
+	run(&r, self->dir, "report -i c.kpcap");
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "# Samples: 12 of event 'cpu-clock'\n")) TH_LOG("%s", r.out);
+	run(&r, self->dir, "stat -i c.kpcap");
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "reader: 12 samples")) TH_LOG("%s", r.out);
+	run(&r, self->dir, "report --folded -i c.kpcap");
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "'kprofcat report' picks the output")) TH_LOG("%s", r.err);
+	run(&r, self->dir, "record -i c.kpcap");
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "'kprofcat record' writes a capture")) TH_LOG("%s", r.err);
+}
+
+TEST_F(cli, verbs_read_kprof_kpcap_by_default)
+{
+	struct result r;
+	char path[256];
+
+	run(&r, self->dir, "report");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("kprofcat: error: cannot read capture file kprof.kpcap: No such file or directory\n", r.err);
+	snprintf(path, sizeof(path), "%s/kprof.kpcap", self->dir);
+	ASSERT_EQ(0, rename(self->cap, path));
+	run(&r, self->dir, "report");
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "# Samples: 12 of event 'cpu-clock'\n")) TH_LOG("%s", r.out);
+	run(&r, self->dir, "script -p 101");
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.err);
+	EXPECT_EQ(6, count(r.out, " cpu-clock: \n")) TH_LOG("%s", r.out);
+}
+
+TEST_F(cli, i_applies_the_sample_filters)
+{
+	struct result r;
+
+	run(&r, self->dir, "-i c.kpcap -C 1");
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.err);
+	EXPECT_EQ(6, count(r.out, " cpu-clock: \n"));
+	EXPECT_EQ(0, count(r.out, "[000]")) TH_LOG("%s", r.out);
+	run(&r, self->dir, "-i c.kpcap --user-only");
+	EXPECT_EQ(3, count(r.out, " cpu-clock: \n")) TH_LOG("%s", r.out);
+	EXPECT_EQ(0, count(r.out, "do_syscall_64")) TH_LOG("%s", r.out);
+	run(&r, self->dir, "-i c.kpcap --kernel-only");
+	EXPECT_EQ(9, count(r.out, " cpu-clock: \n")) TH_LOG("%s", r.out);
+	run(&r, self->dir, "-i c.kpcap --tid 1002");
+	EXPECT_EQ(4, count(r.out, " cpu-clock: \n")) TH_LOG("%s", r.out);
+	EXPECT_EQ(4, count(r.out, "/1002 ")) TH_LOG("%s", r.out);
+	run(&r, self->dir, "-i c.kpcap --comm b");
+	EXPECT_EQ(6, count(r.out, " cpu-clock: \n")) TH_LOG("%s", r.out);
+	EXPECT_EQ(0, count(r.out, "\na ")) TH_LOG("%s", r.out);
+	run(&r, self->dir, "-i c.kpcap -p 100");
+	EXPECT_EQ(6, count(r.out, " cpu-clock: \n")) TH_LOG("%s", r.out);
+	run(&r, self->dir, "--report -i c.kpcap -C 0 --comm a --tid 1000");
+	EXPECT_NE(NULL, strstr(r.out, "# Samples: 2 of event")) TH_LOG("%s", r.out);
+}
+
+TEST_F(cli, i_refuses_what_it_cannot_apply)
+{
+	static const char *const opts[] = { "-F 100", "-c 1000", "-e cycles", "-a",
+					    "--buffer-pages 8", "--watermark 4096" };
+	struct result r;
+	size_t i;
+
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		run(&r, self->dir, "-i c.kpcap %s", opts[i]);
+		EXPECT_EQ(2, r.status) TH_LOG("%s was accepted with -i", opts[i]);
+		EXPECT_NE(NULL, strstr(r.err, "only applies to recording")) TH_LOG("%s: %s", opts[i], r.err);
+	}
+	run(&r, self->dir, "-i c.kpcap --sort sym");
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "--sort only applies to --report")) TH_LOG("%s", r.err);
+	run(&r, self->dir, "-i c.kpcap -g");
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "-g with -i only applies to --report")) TH_LOG("%s", r.err);
+	run(&r, self->dir, "-o x.kpcap --tid 5 -- true");
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "--tid filters what is read: with -o alone")) TH_LOG("%s", r.err);
+}
+
+TEST_F(cli, folded_totals_go_to_stderr)
+{
+	struct result r;
+
+	run(&r, self->dir, "--folded -i c.kpcap");
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.err);
+	EXPECT_EQ(0, count(r.out, "#")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.err, "kprofcat: folded 12 samples of cpu-clock (period 12036108); lost 0 (full 0, nested 0, stopped 0, throttled 0); 0 throttles, 0 rate lowerings\n"))
+		TH_LOG("%s", r.err);
+}
+
+TEST_HARNESS_MAIN
