@@ -3,11 +3,11 @@
  * kprof_cdev.c - the /dev/kprof character device: open, release, mmap,
  * poll, read and the ioctl dispatch.
  *
- * Locking: kprof.lock serializes the control path (ioctls, mmap, open,
- * release).  It nests inside mmap_lock (->mmap is called with it held), so
- * nothing that can fault on user memory runs under it: ioctls copy in
- * before taking it and copy out after dropping it, and read() only takes
- * a reference on the buffers under it.
+ * Locking: kprof.lock serializes the control path (ioctls, open, release,
+ * poll).  Nothing that can fault on user memory runs under it: ioctls copy
+ * in before taking it and copy out after dropping it, and read() only
+ * takes a reference on the buffers under it.  ->mmap, called with
+ * mmap_lock held, takes kprof_map_lock instead (see there).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -35,16 +35,41 @@ static DEFINE_MUTEX(kprof_read_lock);
 static kgid_t kprof_group;
 
 /*
- * The file that started the running session, NULL while stopped; under
- * kprof.lock.  Only it may stop, reconfigure or drain the session.
+ * kprof_map_lock: what ->mmap needs (the owner, the buffer set, the
+ * mapping counts START and SET_CONFIG check).  ->mmap runs under
+ * mmap_lock, and kprof.lock is held while START, STOP and GET_INFO take
+ * cpu_hotplug_lock, which perf core orders before mmap_lock
+ * (cpu_hotplug_lock -> pmus_lock -> cpuctx_mutex, and perf's ioctls copy
+ * to user under cpuctx_mutex).  Taking kprof.lock in ->mmap closed that
+ * circle (lockdep on the debug kernel: mmap_lock -> kprof.lock ->
+ * cpu_hotplug_lock -> pmus_lock -> cpuctx_mutex -> mmap_lock).  This one
+ * is a leaf: taken inside kprof.lock or mmap_lock, nothing taken under it.
+ * kprof_owner and kprof.bufs change under both locks; either one is
+ * enough to read them.
+ */
+static DEFINE_MUTEX(kprof_map_lock);
+
+/*
+ * The file that started the running session, NULL while stopped (set just
+ * before the events start, so no other file maps the buffers meanwhile).
+ * Only it may stop, reconfigure or drain the session.
  */
 static struct kprof_file *kprof_owner;
 
-/* -EBUSY if a session runs that @f did not start. */
+/* -EBUSY if a session runs (or starts) that @f did not start. */
 static int kprof_check_owner(struct kprof_file *f)
 {
+	lockdep_assert(lockdep_is_held(&kprof.lock) ||
+		       lockdep_is_held(&kprof_map_lock));
+	return kprof_owner && kprof_owner != f ? -EBUSY : 0;
+}
+
+static void kprof_set_owner(struct kprof_file *f)
+{
 	lockdep_assert_held(&kprof.lock);
-	return kprof.running && kprof_owner != f ? -EBUSY : 0;
+	mutex_lock(&kprof_map_lock);
+	kprof_owner = f;
+	mutex_unlock(&kprof_map_lock);
 }
 
 /* ---- ioctl helpers ---- */
@@ -89,6 +114,8 @@ static void kprof_bufs_replace(struct kprof_bufs *bufs)
 	struct kprof_bufs *old = kprof.bufs;
 	unsigned int cpu;
 
+	lockdep_assert_held(&kprof.lock);
+	lockdep_assert_held(&kprof_map_lock);
 	kprof.bufs = bufs;
 	for_each_possible_cpu(cpu)
 		per_cpu_ptr(kprof_pcpu, cpu)->buf = &bufs->cpu[cpu];
@@ -162,24 +189,28 @@ static long kprof_ioc_set_config(void __user *uarg)
 	 * CPUs dropped keep a buffer nothing writes.
 	 */
 	kprof_config_cpus(&cfg, cpus);
+	/* No mmap of the set being replaced, between the check and the swap. */
+	mutex_lock(&kprof_map_lock);
 	mapped = atomic_read(&kprof.bufs->mapped);
 	if (cfg.buffer_pages != kprof.bufs->pages ||
 	    !cpumask_subset(cpus, &kprof.bufs->cpus) ||
 	    (!mapped && !cpumask_equal(cpus, &kprof.bufs->cpus))) {
 		if (mapped) {
 			ret = -EBUSY;
-			goto unlock;
+			goto unlock_map;
 		}
 		bufs = kprof_bufs_alloc(cfg.buffer_pages, cfg.watermark, cpus);
 		if (IS_ERR(bufs)) {
 			ret = PTR_ERR(bufs);
-			goto unlock;
+			goto unlock_map;
 		}
 		kprof_bufs_replace(bufs);
 	} else {
 		kprof_bufs_set_watermark(kprof.bufs, cfg.watermark);
 	}
 	kprof.config = cfg;
+unlock_map:
+	mutex_unlock(&kprof_map_lock);
 unlock:
 	mutex_unlock(&kprof.lock);
 	free_cpumask_var(cpus);
@@ -211,12 +242,19 @@ static long kprof_ioc_start(struct kprof_file *f)
 	int ret = -EBUSY;
 
 	mutex_lock(&kprof.lock);
+	mutex_lock(&kprof_map_lock);
 	if (kprof.running ||
-	    atomic_read(&kprof.bufs->mapped) != atomic_read(&f->mapped))
+	    atomic_read(&kprof.bufs->mapped) != atomic_read(&f->mapped)) {
+		mutex_unlock(&kprof_map_lock);
 		goto unlock;
+	}
+	/* From here other files' mmap() is refused. */
+	kprof_owner = f;
+	mutex_unlock(&kprof_map_lock);
+	/* Takes cpu_hotplug_lock: not under kprof_map_lock. */
 	ret = kprof_events_start();
-	if (!ret)
-		kprof_owner = f;
+	if (ret)
+		kprof_set_owner(NULL);
 unlock:
 	mutex_unlock(&kprof.lock);
 	return ret;
@@ -227,7 +265,7 @@ static void kprof_session_stop(void)
 	lockdep_assert_held(&kprof.lock);
 	if (kprof.running)
 		kprof_events_stop();
-	kprof_owner = NULL;
+	kprof_set_owner(NULL);
 }
 
 static long kprof_ioc_stop(struct kprof_file *f)
@@ -496,11 +534,11 @@ static int kprof_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	int ret;
 
-	mutex_lock(&kprof.lock);
+	mutex_lock(&kprof_map_lock);
 	ret = kprof_check_owner(file->private_data);
 	if (!ret)
 		ret = kprof_bufs_mmap(kprof.bufs, vma);
-	mutex_unlock(&kprof.lock);
+	mutex_unlock(&kprof_map_lock);
 	return ret;
 }
 
