@@ -296,6 +296,30 @@ static void kprof_events_quiesce(void)
 	wake_up_all(&kprof.wq);
 }
 
+/*
+ * Before any CPU's event: one disabled event on an online CPU, created and
+ * released here, in process context, so a PMU kprof refuses is refused
+ * before a cpuhp callback creates its event.  A kprobe event registers its
+ * probe when created: in the callback that takes kprobe_mutex inside
+ * cpuhp_state-up, while kprobes take cpu_hotplug_lock under kprobe_mutex
+ * (lockdep on the debug kernel).  The callback keeps its own check for
+ * CPUs that come online later.
+ */
+static int kprof_events_preflight(void)
+{
+	struct perf_event *event;
+	int ret;
+
+	event = perf_event_create_kernel_counter(&kprof.attr,
+						 cpumask_first(cpu_online_mask),
+						 NULL, kprof_overflow, NULL);
+	if (IS_ERR(event))
+		return PTR_ERR(event);
+	ret = kprof_throttle_check_event(event, kprof.attr.type);
+	perf_event_release_kernel(event);
+	return ret;
+}
+
 /**
  * kprof_events_start() - start sampling with the current configuration
  *
@@ -315,6 +339,9 @@ int kprof_events_start(void)
 
 	kprof_config_cpus(&kprof.config, kprof.cpus);
 	kprof_build_attr(&kprof.attr, &kprof.config);
+	ret = kprof_events_preflight();
+	if (ret)
+		return ret;
 
 	for_each_possible_cpu(cpu) {
 		struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);

@@ -216,7 +216,7 @@ static enum kprof_throttle_way kprof_throttle_way(struct perf_event *event)
  *    kprof's in-overflow stop while the perf core thinks it stopped.  A
  *    fixed period (-c) is fine: kprof then never stops the counter.
  *
- * Context: process context (the cpuhp callback creating the event).
+ * Context: process context (START, or the cpuhp callback creating the event).
  * Return: 0, or -EOPNOTSUPP after logging which event and why.
  */
 int kprof_throttle_check_event(struct perf_event *event, u32 type)
