@@ -18,6 +18,7 @@
 #include <linux/log2.h>
 #include <linux/rcupdate.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
 #include "kprof.h"
 #include "kprof_attr.h"
@@ -298,26 +299,37 @@ static void kprof_events_quiesce(void)
 
 /*
  * Before any CPU's event: one disabled event on an online CPU, created and
- * released here, in process context, so a PMU kprof refuses is refused
+ * released in process context, so a PMU kprof refuses is refused
  * before a cpuhp callback creates its event.  A kprobe event registers its
  * probe when created: in the callback that takes kprobe_mutex inside
  * cpuhp_state-up, while kprobes take cpu_hotplug_lock under kprobe_mutex
  * (lockdep on the debug kernel).  The callback keeps its own check for
  * CPUs that come online later.
  */
-static int kprof_events_preflight(void)
+static long kprof_events_preflight_fn(void *unused)
 {
 	struct perf_event *event;
 	int ret;
 
 	event = perf_event_create_kernel_counter(&kprof.attr,
-						 cpumask_first(cpu_online_mask),
+						 raw_smp_processor_id(),
 						 NULL, kprof_overflow, NULL);
 	if (IS_ERR(event))
 		return PTR_ERR(event);
 	ret = kprof_throttle_check_event(event, kprof.attr.type);
 	perf_event_release_kernel(event);
 	return ret;
+}
+
+/*
+ * On a kworker, as the cpuhp callbacks run on their kthread: with the
+ * kernel's credentials, not the opener's, which perf's CPU-event check
+ * (perf_allow_cpu()) would judge; kprof_may_open() judged the opener.
+ */
+static int kprof_events_preflight(void)
+{
+	return work_on_cpu(cpumask_first(cpu_online_mask),
+			   kprof_events_preflight_fn, NULL);
 }
 
 /**
