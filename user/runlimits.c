@@ -81,21 +81,15 @@ void runlimits__end_of_run(const struct record_opts *o, const struct out_summary
 	int n = 0;
 
 	out_summary__kernel_totals(sum, &t);
-	if (t.lost_full)
-		n += snprintf(lost + n, sizeof(lost) - n, "%s%llu buffer full", n ? ", " : "",
-			      (unsigned long long)t.lost_full);
-	if (t.lost_throttled)
-		n += snprintf(lost + n, sizeof(lost) - n, "%s%llu throttled", n ? ", " : "",
-			      (unsigned long long)t.lost_throttled);
-	if (t.lost_nested)
-		n += snprintf(lost + n, sizeof(lost) - n, "%s%llu nested", n ? ", " : "",
-			      (unsigned long long)t.lost_nested);
-	if (t.lost_stopped)
-		n += snprintf(lost + n, sizeof(lost) - n, "%s%llu stopping", n ? ", " : "",
-			      (unsigned long long)t.lost_stopped);
-	if (t.lost_events)
-		snprintf(lost + n, sizeof(lost) - n, "%s%llu other records", n ? ", " : "",
-			 (unsigned long long)t.lost_events);
+	const struct { unsigned long long v; const char *cause; } causes[] = {
+		{ t.lost_full, "buffer full" }, { t.lost_throttled, "throttled" },
+		{ t.lost_nested, "nested" }, { t.lost_stopped, "stopping" },
+		{ t.lost_events, "other records" },
+	};
+	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+		if (causes[i].v)
+			n += snprintf(lost + n, sizeof(lost) - n, "%s%llu %s", n ? ", " : "",
+				      causes[i].v, causes[i].cause);
 	if (sum->knobs && t.max_sample_rate && t.max_sample_rate != sum->knobs->max_sample_rate)
 		snprintf(rate, sizeof(rate), "%llu rate lowerings, max_sample_rate %u -> %llu",
 			 (unsigned long long)t.lowerings, sum->knobs->max_sample_rate,
