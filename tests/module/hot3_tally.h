@@ -9,6 +9,8 @@
 #ifndef _KPROF_HOT3_TALLY_H
 #define _KPROF_HOT3_TALLY_H
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +48,47 @@ static inline void hot3_tally(char *out, struct hot3_tally *t)
 		if (strstr(line, chain[i]))
 			t->chain[i] += n;
 	}
+}
+
+/*
+ * The split of hot3's time between its stages, in percent, from the line
+ * it prints ("hot3: R rounds, stage seconds A B C"): what the samples
+ * should follow, whatever the emulator made of the 6:3:1 instructions.
+ * Returns 0, or -1 when @text holds no such line.
+ */
+static inline int hot3_stage_shares(const char *text, double pct[3])
+{
+	const char *p = strstr(text, "hot3: ");
+	double s[3], total;
+	unsigned long rounds;
+	int i;
+
+	if (!p || sscanf(p, "hot3: %lu rounds, stage seconds %lf %lf %lf",
+			 &rounds, &s[0], &s[1], &s[2]) != 4)
+		return -1;
+	total = s[0] + s[1] + s[2];
+	if (!(total > 0))
+		return -1;
+	for (i = 0; i < 3; i++)
+		pct[i] = 100 * s[i] / total;
+	return 0;
+}
+
+/*
+ * How far a function's share of n samples may stray from its share of
+ * hot3's time, in percentage points.  The samples fall at fixed
+ * intervals of CPU time; vCPU stalls drop some, in whichever function
+ * runs, which thins the sample but does not bias it.  Taking each sample
+ * as an independent draw (binomial; periodic sampling varies less),
+ * 4.5 standard deviations, sqrt(p (1 - p) / n), leave about one false
+ * failure in 10^5 checks, plus a point for the stage's own instructions
+ * (the call, the clock read) that its hot function does not run.
+ */
+static inline double hot3_share_tolerance(double pct, double n)
+{
+	double p = pct / 100;
+
+	return 100 * 4.5 * sqrt(p * (1 - p) / n) + 1;
 }
 
 #endif /* _KPROF_HOT3_TALLY_H */
