@@ -24,6 +24,12 @@ static void p_vprint(const char *kind, const char *fmt, va_list ap)
 {
 	if (quiet || (no_warnings && (!kind || strcmp(kind, "error"))))
 		return;
+	/*
+	 * With 2>&1 both streams share one pipe: what stdout's buffer holds
+	 * goes first, or a message can land inside a line it already wrote
+	 * in part (a folded line cut in two, its count lost to a parser).
+	 */
+	fflush(stdout);
 	fputs("kprofcat: ", stderr);
 	if (kind)
 		fprintf(stderr, "%s: ", kind);

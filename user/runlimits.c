@@ -81,6 +81,7 @@ void runlimits__end_of_run(const struct record_opts *o, const struct out_summary
 	int n = 0;
 
 	out_summary__kernel_totals(sum, &t);
+	fflush(stdout);		/* see p_vprint(): not inside a line of it */
 	const struct { unsigned long long v; const char *cause; } causes[] = {
 		{ t.lost_full, "buffer full" }, { t.lost_throttled, "throttled" },
 		{ t.lost_nested, "nested" }, { t.lost_stopped, "stopping" },
