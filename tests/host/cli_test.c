@@ -9,7 +9,8 @@
  *    never "load the module first" for a file;
  *  - -i applies -C, -p, --tid, --comm, --user-only, --kernel-only and
  *    refuses recording's options and --report's outside --report;
- *  - --folded's totals go to stderr, its stdout stays stacks only.
+ *  - --folded's totals go to stderr, its stdout stays stacks only, and
+ *    with 2>&1 the totals never land inside a stack's line.
  */
 #include <libgen.h>
 #include <limits.h>
@@ -305,6 +306,67 @@ TEST_F(cli, folded_totals_go_to_stderr)
 	EXPECT_EQ(0, count(r.out, "#")) TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.err, "kprofcat: folded 12 samples of cpu-clock (period 12036108); lost 0 (full 0, nested 0, stopped 0, throttled 0); 0 throttles, 0 rate lowerings\n"))
 		TH_LOG("%s", r.err);
+}
+
+/*
+ * DIR/big.kpcap: 600 samples, each its own comm, so --folded prints 600
+ * lines, several times stdout's buffer.  With 2>&1 both streams share
+ * one file: a message to stderr while the buffer held part of a line
+ * would cut that line in two.
+ */
+static int write_big_capture(const char *path)
+{
+	static const char meta[] = "event=cpu-clock\nsample=4000\nfreq=1\nnr_cpus=1\n";
+	struct capture_writer *w = capture__create(path);
+	uint64_t ips[1] = { 0xffffffff81001010ULL };
+	unsigned char buf[256];
+	char comm[9];
+	int i;
+
+	if (!w || capture__write(w, KPCAP_META, 0, meta, sizeof(meta) - 1) ||
+	    capture__write(w, KPCAP_KALLSYMS, 0, kallsyms, sizeof(kallsyms) - 1))
+		return -1;
+	for (i = 0; i < 600; i++) {
+		size_t n;
+
+		snprintf(comm, sizeof(comm), "comm%04d", i);
+		n = synth_sample(buf, i + 1, 1000000000ULL + i * 1000, 0, 100, comm,
+				 0, ips, 1, 0);
+		if (capture__add_record(w, 0, buf, n))
+			return -1;
+	}
+	return capture__close(w);
+}
+
+TEST_F(cli, folded_lines_stay_whole_with_stderr_merged)
+{
+	char path[160], cmd[1024], line[4096];
+	int lines = 0, bad = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/big.kpcap", self->dir);
+	ASSERT_EQ(0, write_big_capture(path));
+	snprintf(cmd, sizeof(cmd), "cd %s && %s --folded -i big.kpcap >both.txt 2>&1",
+		 self->dir, kprofcat);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(path, sizeof(path), "%s/both.txt", self->dir);
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		char *sp = strrchr(line, ' ');
+
+		if (!strncmp(line, "kprofcat: ", 10))
+			continue;
+		lines++;
+		/* "comm;frames COUNT": a comm first, a count last. */
+		if (strncmp(line, "comm", 4) || !sp || strspn(sp + 1, "0123456789\n") != strlen(sp + 1)) {
+			if (!bad++)
+				TH_LOG("a cut line: %s", line);
+		}
+	}
+	fclose(f);
+	EXPECT_EQ(600, lines);
+	EXPECT_EQ(0, bad);
 }
 
 TEST_HARNESS_MAIN
