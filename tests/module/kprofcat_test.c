@@ -43,16 +43,20 @@
 
 #include "../host/grammar.h"
 #include "hot3_tally.h"
+#include "stall_witness.h"
 
 #define KPROFCAT	"user/kprofcat"
 #define HOT3		"tests/progs/hot3"
 #define SHORTLIVED	"tests/progs/shortlived"
 
-/* Run CMD with sh, stdout into *OUT (malloc'd), stderr into *ERR. */
+/*
+ * Run CMD with sh, stdout into *OUT (malloc'd), stderr into *ERR; a CMD
+ * that stalls is reported while it runs (stall_witness.h).
+ */
 static int run(const char *cmd, char **out, char **err)
 {
 	char full[1024], errpath[] = "/tmp/kprofcat_test.err.XXXXXX";
-	size_t cap = 1 << 16, len = 0, n;
+	size_t len, n;
 	FILE *p, *e;
 	int fd = mkstemp(errpath), status;
 
@@ -63,16 +67,10 @@ static int run(const char *cmd, char **out, char **err)
 	p = popen(full, "r");
 	if (!p)
 		return -1;
-	*out = malloc(cap + 1);
-	while ((n = fread(*out + len, 1, cap - len, p)) > 0) {
-		len += n;
-		if (len == cap) {
-			cap *= 2;
-			*out = realloc(*out, cap + 1);
-		}
-	}
-	(*out)[len] = '\0';
+	*out = stall_witness_read(p, cmd, &len);
 	status = pclose(p);
+	if (!*out)
+		*out = calloc(1, 1);
 	e = fopen(errpath, "r");
 	*err = calloc(1, 8192);
 	if (e) {
@@ -232,9 +230,12 @@ TEST_F_TIMEOUT(kprofcat, capture_replays_to_the_same_text_without_the_binary, 12
 		ASSERT_NE(NULL, f);
 		ASSERT_EQ(strlen(out1), fwrite(out1, 1, strlen(out1), f));
 		ASSERT_EQ(0, fclose(f));
-		ASSERT_EQ(0, system("cd /tmp/kprofcat-export/kprofcat && gzip hot3.txt &&"
-				    " gzip -c /tmp/kprofcat_test.cap >hot3.cap.gz &&"
-				    " tar -C /tmp/kprofcat-export -cf - kprofcat >\"$KPROF_EXPORT\""));
+		ASSERT_EQ(0, run("cd /tmp/kprofcat-export/kprofcat && gzip hot3.txt &&"
+				 " gzip -c /tmp/kprofcat_test.cap >hot3.cap.gz &&"
+				 " tar -C /tmp/kprofcat-export -cf - kprofcat >\"$KPROF_EXPORT\"",
+				 &out2, &err)) TH_LOG("%s", err);
+		free(out2);
+		free(err);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		ASSERT_EQ(0, system("rm -rf /tmp/kprofcat-export"));
 		TH_LOG("exported the capture and its text to the host (%s) in %.1f s",

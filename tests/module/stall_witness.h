@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A witness for a command that stalls.  A test that runs kprofcat (or a
+ * shell pipeline) through popen() reads its output here; while the
+ * command is still running every STALL_WITNESS_S seconds, the state,
+ * wait channel, current syscall and kernel stack of each of the test's
+ * descendants go to stderr.  When the harness later kills the test at its
+ * timeout, the log says where the time went: a task blocked in the kernel
+ * (its stack), one spinning in user space (state R, no syscall) or one
+ * that was only slow (the reports change from one to the next).
+ *
+ * It only logs, never asserts: STALL_WITNESS_S is not a bound on anything.
+ * 30 s is several times what any command of the suite takes on the debug
+ * kernel (kprofcat_test's seven tests take 27 s to 41 s there), yet below
+ * the tests' timeouts, so at least one report lands before the kill.
+ *
+ * Test-only: reads other processes' /proc/PID/stack (root in the guest).
+ */
+#ifndef _KPROF_STALL_WITNESS_H
+#define _KPROF_STALL_WITNESS_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STALL_WITNESS_S	30
+
+/* PID's parent from /proc/PID/stat, or -1 (the process is gone). */
+static inline int stall_witness_ppid(int pid)
+{
+	char path[64], buf[512], *rp;
+	int ppid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	/* "pid (comm) S ppid ...": comm may hold spaces and parentheses. */
+	if (fgets(buf, sizeof(buf), f)) {
+		rp = strrchr(buf, ')');
+		if (rp && sscanf(rp + 1, " %*c %d", &ppid) != 1)
+			ppid = -1;
+	}
+	fclose(f);
+	return ppid;
+}
+
+/* Copy /proc/PID/NAME to stderr (only lines starting with KEY, if any), prefixed. */
+static inline void stall_witness_cat(int pid, const char *name, const char *key,
+				     const char *prefix)
+{
+	char path[64], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!key || !strncmp(line, key, strlen(key)))
+			fprintf(stderr, "%s%s%s", prefix, line,
+				line[strlen(line) - 1] == '\n' ? "" : "\n");
+	fclose(f);
+}
+
+/* One report: every process whose parent chain reaches this one. */
+static inline void stall_witness_report(const char *what, double waited)
+{
+	int pids[256], n = 0, i, j, found, self = getpid();
+	int ppids[256];
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	fprintf(stderr, "# stall witness: '%s' still running after %.0f s; its processes:\n",
+		what, waited);
+	if (!d)
+		return;
+	while ((de = readdir(d)) && n < 256) {
+		int pid = atoi(de->d_name);
+
+		if (pid > 0 && pid != self) {
+			pids[n] = pid;
+			ppids[n++] = stall_witness_ppid(pid);
+		}
+	}
+	closedir(d);
+	/* Mark descendants by turning their ppid into 'self', to a fixed point. */
+	do {
+		found = 0;
+		for (i = 0; i < n; i++) {
+			if (ppids[i] == self || ppids[i] <= 0)
+				continue;
+			for (j = 0; j < n; j++)
+				if (pids[j] == ppids[i] && ppids[j] == self) {
+					ppids[i] = self;
+					found = 1;
+				}
+		}
+	} while (found);
+	for (i = 0; i < n; i++) {
+		if (ppids[i] != self)
+			continue;
+		fprintf(stderr, "# stall witness: pid %d\n", pids[i]);
+		stall_witness_cat(pids[i], "comm", NULL, "#   comm: ");
+		stall_witness_cat(pids[i], "status", "State:", "#   ");
+		stall_witness_cat(pids[i], "wchan", NULL, "#   wchan: ");
+		stall_witness_cat(pids[i], "syscall", NULL, "#   syscall: ");
+		stall_witness_cat(pids[i], "stack", NULL, "#   stack: ");
+	}
+}
+
+/*
+ * All of popen stream P (running WHAT) into a malloc'd NUL-terminated
+ * buffer; *LEN gets its length.  NULL when out of memory or on a read
+ * error.  Reads the fd directly: stdio's buffer would hide data from poll.
+ */
+static inline char *stall_witness_read(FILE *p, const char *what, size_t *len)
+{
+	size_t cap = 1 << 16;
+	char *buf = malloc(cap + 1);
+	struct pollfd pfd = { .fd = fileno(p), .events = POLLIN };
+	struct timespec t0, t;
+	double next = STALL_WITNESS_S;
+
+	*len = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (buf) {
+		ssize_t n;
+		double waited;
+		int r = poll(&pfd, 1, 1000);
+
+		if (r < 0 && errno != EINTR)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		waited = t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9;
+		if (waited >= next) {
+			stall_witness_report(what, waited);
+			next += STALL_WITNESS_S;
+		}
+		if (r <= 0)
+			continue;
+		n = read(pfd.fd, buf + *len, cap - *len);
+		if (n == 0) {
+			buf[*len] = '\0';
+			return buf;
+		}
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		*len += n;
+		if (*len == cap) {
+			char *bigger = realloc(buf, 2 * cap + 1);
+
+			if (!bigger)
+				break;
+			buf = bigger;
+			cap *= 2;
+		}
+	}
+	free(buf);
+	return NULL;
+}
+
+#endif /* _KPROF_STALL_WITNESS_H */
