@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #define STALL_WITNESS_S	30
 
@@ -115,9 +116,43 @@ static inline void stall_witness_report(const char *what, double waited)
 	}
 }
 
+/* Seconds since T0. */
+static inline double stall_witness_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec - t0->tv_sec + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * Until some child of ours has ended (not reaped: pclose() does that),
+ * reporting on the same schedule.  A command's output can end long before
+ * it does: a shell that execs `tar ... >/dev/ttyS4` as its last command
+ * closes the pipe before tar writes a byte.
+ */
+static inline void stall_witness_wait(const char *what, const struct timespec *t0, double *next)
+{
+	siginfo_t si;
+
+	for (;;) {
+		double waited = stall_witness_since(t0);
+
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) || si.si_pid)
+			return;
+		if (waited >= *next) {
+			stall_witness_report(what, waited);
+			*next += STALL_WITNESS_S;
+		}
+		usleep(100000);
+	}
+}
+
 /*
  * All of popen stream P (running WHAT) into a malloc'd NUL-terminated
- * buffer; *LEN gets its length.  NULL when out of memory or on a read
+ * buffer, then wait until the command has ended (pclose() reaps it);
+ * *LEN gets the output's length.  NULL when out of memory or on a read
  * error.  Reads the fd directly: stdio's buffer would hide data from poll.
  */
 static inline char *stall_witness_read(FILE *p, const char *what, size_t *len)
@@ -125,22 +160,19 @@ static inline char *stall_witness_read(FILE *p, const char *what, size_t *len)
 	size_t cap = 1 << 16;
 	char *buf = malloc(cap + 1);
 	struct pollfd pfd = { .fd = fileno(p), .events = POLLIN };
-	struct timespec t0, t;
+	struct timespec t0;
 	double next = STALL_WITNESS_S;
 
 	*len = 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (buf) {
 		ssize_t n;
-		double waited;
 		int r = poll(&pfd, 1, 1000);
 
 		if (r < 0 && errno != EINTR)
 			break;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		waited = t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9;
-		if (waited >= next) {
-			stall_witness_report(what, waited);
+		if (stall_witness_since(&t0) >= next) {
+			stall_witness_report(what, stall_witness_since(&t0));
 			next += STALL_WITNESS_S;
 		}
 		if (r <= 0)
@@ -148,6 +180,7 @@ static inline char *stall_witness_read(FILE *p, const char *what, size_t *len)
 		n = read(pfd.fd, buf + *len, cap - *len);
 		if (n == 0) {
 			buf[*len] = '\0';
+			stall_witness_wait(what, &t0, &next);
 			return buf;
 		}
 		if (n < 0) {
