@@ -1296,16 +1296,22 @@ TEST_F_TIMEOUT(kthrottle, kernel_limit, 60)
 		EXPECT_GE(limit * ((last - first) / tick_nsec + 2), nr)
 			TH_LOG("CPU %u", cpu);
 		/*
-		 * Between a restart and the next throttle there is normally
-		 * one kernel tick, so exactly @limit samples; more when a
-		 * tick passed with fewer than @limit overflows (the vCPU
-		 * stalled: with 2 vCPUs on a loaded 2-core host TCG did in
-		 * 15-27% of them, with 4 vCPUs in 51-69%).  A detection that
-		 * missed every other throttle merges segments pairwise, so
-		 * none would be exactly @limit long: at least one in ten
-		 * must be.
+		 * How many segments are exactly @limit long (logged above) is
+		 * a measurement, not asserted.  Between a restart and the next
+		 * throttle there is one kernel tick when the vCPU ran all
+		 * along, so exactly @limit samples; more when a tick passed
+		 * with fewer than @limit overflows because the vCPU stalled.
+		 * How often it stalls is the emulator's and the host's: with
+		 * 2 vCPUs on a loaded 2-core host 15-27% of ticks, with 4
+		 * vCPUs 51-69%, and on the debug kernel beside four other
+		 * jobs (host load 6) 84-94%, which failed the old "one in
+		 * ten segments exact" bound.  Nothing recorded here tells a
+		 * stalled tick from a missed kernel throttle: each throttle's
+		 * detection is checked exactly above instead (one THROTTLE
+		 * naming the kernel's limit per tripped overflow, right after
+		 * its SAMPLE and no earlier than @limit overflows after the
+		 * restart, no SAMPLE until the UNTHROTTLE, and the counters).
 		 */
-		EXPECT_LE(segs, exact * 10) TH_LOG("CPU %u", cpu);
 	}
 	ASSERT_LT(0U, checked);
 }
