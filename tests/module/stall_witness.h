@@ -52,15 +52,12 @@ static inline int stall_witness_ppid(int pid)
 	return ppid;
 }
 
-/* Copy /proc/PID/NAME to stderr (only lines starting with KEY, if any), prefixed. */
-static inline void stall_witness_cat(int pid, const char *name, const char *key,
-				     const char *prefix)
+/* Copy file PATH to stderr (only lines starting with KEY, if any), prefixed. */
+static inline void stall_witness_file(const char *path, const char *key, const char *prefix)
 {
-	char path[64], line[512];
-	FILE *f;
+	char line[512];
+	FILE *f = fopen(path, "r");
 
-	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
-	f = fopen(path, "r");
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f))
@@ -68,6 +65,16 @@ static inline void stall_witness_cat(int pid, const char *name, const char *key,
 			fprintf(stderr, "%s%s%s", prefix, line,
 				line[strlen(line) - 1] == '\n' ? "" : "\n");
 	fclose(f);
+}
+
+/* Copy /proc/PID/NAME to stderr, as stall_witness_file(). */
+static inline void stall_witness_cat(int pid, const char *name, const char *key,
+				     const char *prefix)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	stall_witness_file(path, key, prefix);
 }
 
 /* One report: every process whose parent chain reaches this one. */
@@ -114,6 +121,13 @@ static inline void stall_witness_report(const char *what, double waited)
 		stall_witness_cat(pids[i], "syscall", NULL, "#   syscall: ");
 		stall_witness_cat(pids[i], "stack", NULL, "#   stack: ");
 	}
+	/*
+	 * The test bed's serial ports carry the guest's output and the
+	 * export channel (tests/vm/run): a port whose interrupts stopped
+	 * shows tx counts and an interrupt count that no longer move.
+	 */
+	stall_witness_file("/proc/tty/driver/serial", NULL, "#   tty/driver/serial: ");
+	stall_witness_file("/proc/interrupts", NULL, "#   interrupts: ");
 }
 
 /* Seconds since T0. */
