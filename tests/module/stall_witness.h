@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 
 #define STALL_WITNESS_S	30
+#define STALL_WITNESS_MAX_PROCS	32768
 
 /* PID's parent from /proc/PID/stat, or -1 (the process is gone). */
 static inline int stall_witness_ppid(int pid)
@@ -80,8 +81,12 @@ static inline void stall_witness_cat(int pid, const char *name, const char *key,
 /* One report: every process whose parent chain reaches this one. */
 static inline void stall_witness_report(const char *what, double waited)
 {
-	int pids[256], n = 0, i, j, found, self = getpid();
-	int ppids[256];
+	/*
+	 * /proc lists every process, kernel threads first (low pids): ours
+	 * come last, so the table must hold them all, not the first few.
+	 */
+	static int pids[STALL_WITNESS_MAX_PROCS], ppids[STALL_WITNESS_MAX_PROCS];
+	int n = 0, i, j, found, self = getpid();
 	struct dirent *de;
 	DIR *d = opendir("/proc");
 
@@ -89,7 +94,7 @@ static inline void stall_witness_report(const char *what, double waited)
 		what, waited);
 	if (!d)
 		return;
-	while ((de = readdir(d)) && n < 256) {
+	while ((de = readdir(d)) && n < STALL_WITNESS_MAX_PROCS) {
 		int pid = atoi(de->d_name);
 
 		if (pid > 0 && pid != self) {
