@@ -188,6 +188,30 @@ static inline int tp_run(const char *cmd, char *out, size_t len)
 }
 
 /*
+ * `perf script ARGS`, its stdout alone into @out (for parsing); its
+ * stderr is printed as the test's log.  perf writes its warnings
+ * ("Processed N events and lost M chunks!", ...) to stderr once it is
+ * done, while part of its stdout still sits in stdio's buffer: through
+ * one pipe a warning lands inside a sample line (seen on 6.1-rt: a
+ * period of 50000 read as "5000Warning:").  Returns perf's status, or -1.
+ */
+static inline int tp_run_script(const char *args, char *out, size_t len)
+{
+	static const char err_file[] = "/tmp/kprof-tp-script.err";
+	char cmd[512], err[2048];
+	int rc;
+
+	if (snprintf(cmd, sizeof(cmd), "perf script %s 2>%s", args, err_file) >=
+	    (int)sizeof(cmd))
+		return -1;
+	rc = tp_run(cmd, out, len);
+	snprintf(cmd, sizeof(cmd), "cat %s; rm -f %s", err_file, err_file);
+	if (!tp_run(cmd, err, sizeof(err)) && err[0])
+		fprintf(stderr, "# perf script's stderr: %s\n", err);
+	return rc;
+}
+
+/*
  * kp_cfg_init()'s request (kprof_test.h) on the stand-in instead of
  * cpu-clock, at @freq Hz as a fixed period of 1e9/@freq ns (config 0
  * counts ns): what perf itself turns -F into for cpu-clock.  Frequency

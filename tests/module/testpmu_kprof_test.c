@@ -366,8 +366,8 @@ TEST_F_TIMEOUT(tpk, freq_converges, 90)
 	kp_close(fd, &b);
 	tp_kprof_restore(&off);
 
-	ASSERT_EQ(0, tp_run("perf script -i " FREQ_PERF_DATA " -F time,period",
-			    self->out, OUT_LEN)) TH_LOG("%.2000s", self->out);
+	ASSERT_EQ(0, tp_run_script("-i " FREQ_PERF_DATA " -F time,period",
+				   self->out, OUT_LEN)) TH_LOG("%.2000s", self->out);
 	unlink(FREQ_PERF_DATA);
 	for (line = strtok_r(self->out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		unsigned long long period;

@@ -164,8 +164,8 @@ TEST_F(testpmu, perf_record_all_cpus)
 			    "-o /tmp/testpmu.data -- sleep 1",
 			    self->out, TP_OUT_LEN)) TH_LOG("%s", self->out);
 	ASSERT_EQ(0, tp_read_stats(&after));
-	ASSERT_EQ(0, tp_run("perf script -i /tmp/testpmu.data --ns -F cpu,time,period,ip",
-			    self->out, TP_OUT_LEN)) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, tp_run_script("-i /tmp/testpmu.data --ns -F cpu,time,period,ip",
+				   self->out, TP_OUT_LEN)) TH_LOG("%s", self->out);
 	lines = malloc(cap * sizeof(*lines));
 	ASSERT_NE(NULL, lines);
 	for (line = strtok_r(self->out, "\n", &save); line;
