@@ -287,69 +287,11 @@ static unsigned long count_stacks(char *text, const char *comm, const char *cons
 }
 
 /*
- * Until kprofcat's session runs and has delivered a sample on @cpu:
- * kprofcat opens its side band before it starts kprof, so from then on
- * both record.  A fixed 2 s sleep was not enough with 1 vCPU, where
- * kprofcat's start-up (kallsyms, /proc snapshot) took longer, and the
- * counters alone are no sign: STOP leaves the last session's in place
- * until the next START resets them, so RUNNING is checked first.
- * Progress, not a rate: the 30 s only turn a recorder that never starts
- * into a failure.
+ * The session's state now: whether it runs, and @cpu's counters (GET_STATS
+ * reads the live ones; after STOP, the last session's stay until the next
+ * START resets them).  -1 with errno if the device or an ioctl fails.
  */
-static int wait_sampling(int cpu)
-{
-	struct kprof_cpu_stats st;
-	struct kprof_info info;
-	int fd = open("/dev/kprof", O_RDONLY), i, ret = -1;
-
-	if (fd < 0)
-		return -1;
-	for (i = 0; i < 1500 && ret; i++) {
-		memset(&info, 0, sizeof(info));
-		info.size = sizeof(info);
-		memset(&st, 0, sizeof(st));
-		st.size = sizeof(st);
-		st.cpu = cpu;
-		if (ioctl(fd, KPROF_IOC_GET_INFO, &info) ||
-		    ioctl(fd, KPROF_IOC_GET_STATS, &st))
-			break;
-		if ((info.flags & KPROF_INFO_RUNNING) && st.counters.samples)
-			ret = 0;
-		else
-			usleep(20000);
-	}
-	close(fd);
-	return ret;
-}
-
-/* The session's counters on @cpu, as it left them (STOP keeps them). */
-static void log_counters(struct __test_metadata *_metadata, int cpu)
-{
-	struct kprof_cpu_stats st;
-	int fd = open("/dev/kprof", O_RDONLY);
-
-	memset(&st, 0, sizeof(st));
-	st.size = sizeof(st);
-	st.cpu = cpu;
-	if (fd < 0 || ioctl(fd, KPROF_IOC_GET_STATS, &st)) {
-		TH_LOG("GET_STATS: %s", strerror(errno));
-	} else {
-		const struct kprof_counters *k = &st.counters;
-
-		TH_LOG("CPU %d: overflows %llu samples %llu lost full %llu nested %llu stopped %llu throttled %llu; throttles %llu kernel %llu",
-		       cpu, k->overflows, k->samples, k->lost_full,
-		       k->lost_nested, k->lost_stopped, k->lost_throttled,
-		       k->throttles, k->kernel_throttles);
-	}
-	if (fd >= 0)
-		close(fd);
-}
-
-/*
- * The session's state now: whether it runs, and @cpu's overflows so far
- * (GET_STATS reads the live counters).  -1 if either ioctl fails.
- */
-static int session_state(int cpu, bool *running, unsigned long long *overflows)
+static int session_state(int cpu, bool *running, struct kprof_counters *k)
 {
 	struct kprof_cpu_stats st;
 	struct kprof_info info;
@@ -364,11 +306,58 @@ static int session_state(int cpu, bool *running, unsigned long long *overflows)
 	st.cpu = cpu;
 	if (!ioctl(fd, KPROF_IOC_GET_INFO, &info) && !ioctl(fd, KPROF_IOC_GET_STATS, &st)) {
 		*running = info.flags & KPROF_INFO_RUNNING;
-		*overflows = st.counters.overflows;
+		*k = st.counters;
 		ret = 0;
 	}
 	close(fd);
 	return ret;
+}
+
+/*
+ * Until kprofcat's session runs and has delivered a sample on @cpu:
+ * kprofcat opens its side band before it starts kprof, so from then on
+ * both record.  A fixed 2 s sleep was not enough with 1 vCPU, where
+ * kprofcat's start-up (kallsyms, /proc snapshot) took longer, and the
+ * counters alone are no sign: STOP leaves the last session's in place
+ * until the next START resets them, so RUNNING is checked first.
+ * Progress, not a rate: the 30 s only turn a recorder that never starts
+ * into a failure.
+ */
+static int wait_sampling(int cpu)
+{
+	struct kprof_counters k;
+	bool running;
+	int i;
+
+	for (i = 0; i < 1500; i++) {
+		if (session_state(cpu, &running, &k))
+			return -1;
+		if (running && k.samples)
+			return 0;
+		usleep(20000);
+	}
+	return -1;
+}
+
+/* The session's counters on @cpu, as it left them (STOP keeps them). */
+static void log_counters(struct __test_metadata *_metadata, int cpu)
+{
+	struct kprof_counters k;
+	bool running;
+
+	if (session_state(cpu, &running, &k)) {
+		TH_LOG("GET_INFO/GET_STATS: %s", strerror(errno));
+		return;
+	}
+	TH_LOG("CPU %d: overflows %llu samples %llu lost full %llu nested %llu stopped %llu throttled %llu; throttles %llu kernel %llu",
+	       cpu, k.overflows, k.samples, k.lost_full, k.lost_nested,
+	       k.lost_stopped, k.lost_throttled, k.throttles, k.kernel_throttles);
+}
+
+/* Milliseconds from @t0 to @t1 (CLOCK_MONOTONIC). */
+static double ms_between(const struct timespec *t0, const struct timespec *t1)
+{
+	return (t1->tv_sec - t0->tv_sec) * 1e3 + (t1->tv_nsec - t0->tv_nsec) / 1e6;
 }
 
 /*
@@ -397,7 +386,7 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 		";_start;start_c;main;sl_run;sl_spin_a", ";_start;start_c;main;sl_run;sl_spin_b",
 	};
 	unsigned long all, n[4];
-	unsigned long long ov0, ov1;
+	struct kprof_counters k0, k1;
 	struct timespec t0, t1;
 	struct rusage ru;
 	cpu_set_t set, reader;
@@ -434,7 +423,7 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 	ASSERT_EQ(0, wait_sampling(target))
 		TH_LOG("kprofcat never delivered a sample on CPU %d", target);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	wait_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	wait_ms = ms_between(&t0, &t1);
 	/*
 	 * The reader stopped (as if not scheduled) from before the spawn
 	 * until after the reaping: it cannot see the process alive, so
@@ -444,7 +433,7 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 	ASSERT_EQ(0, kill(rec, SIGSTOP));
 	ASSERT_EQ(rec, waitpid(rec, &status, WUNTRACED));
 	ASSERT_TRUE(WIFSTOPPED(status));
-	ASSERT_EQ(0, session_state(target, &running, &ov0));
+	ASSERT_EQ(0, session_state(target, &running, &k0));
 	ASSERT_TRUE(running);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/* posix_spawn: vfork-style, no page tables copied. */
@@ -456,11 +445,11 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 	 * and is told to end it only now (a --duration could run out while
 	 * this test waits for the first sample: its speed is the host's).
 	 */
-	ASSERT_EQ(0, session_state(target, &running, &ov1));
+	ASSERT_EQ(0, session_state(target, &running, &k1));
 	ASSERT_TRUE(running);
 	ASSERT_EQ(0, kill(rec, SIGCONT));
 	ASSERT_EQ(0, kill(rec, SIGINT));
-	ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	ms = ms_between(&t0, &t1);
 	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) TH_LOG("status %#x", status);
 	ASSERT_EQ(rec, waitpid(rec, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) TH_LOG("kprofcat: status %#x", status);
@@ -473,7 +462,7 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 	ASSERT_EQ(0, run("grep '^shortlived;' /tmp/kprofcat_short.out || true", &out, &err));
 	unlink("/tmp/kprofcat_short.out");
 	TH_LOG("kprofcat's first sample on CPU %d seen after %.1f ms; shortlived lived %.1f ms (spawn to waitpid): CPU %d took %llu overflows meanwhile; it ran %.1f ms user, %.1f ms system, %ld voluntary and %ld involuntary switches; its stacks:\n%s",
-	       target, wait_ms, ms, target, ov1 - ov0, ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec / 1e3,
+	       target, wait_ms, ms, target, k1.overflows - k0.overflows, ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec / 1e3,
 	       ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3, ru.ru_nvcsw, ru.ru_nivcsw, out);
 	if (ms >= 50) {
 		free(out);
