@@ -12,6 +12,13 @@
  * reach the kernel's unknown-NMI path (counted by the test module's
  * NMI_UNKNOWN handler), and kprof must record no NMI sample.  A kprof that
  * kept its pending flag past the timeout claimed it.
+ *
+ * kprof's own NMI, should it be delivered on its own after the timeout
+ * rather than merged into the foreign one, is nobody's either (see
+ * kmod/kprof_nmi.c): then the unknown-NMI path sees two.  That was seen
+ * once, on the debug kernel at 4 vCPUs and host load 2.5 (2026-12-02);
+ * why the two were not merged there is not known, so the test logs CPU
+ * 1's NMI deliveries (/proc/interrupts) beside the counts.
  */
 #include "kprof_test.h"
 
@@ -64,6 +71,35 @@ static int nt_module(int load)
 	ret = syscall(SYS_finit_module, fd, "", 0);
 	close(fd);
 	return ret;
+}
+
+/* NMIs delivered to @cpu so far (the NMI row of /proc/interrupts), or -1. */
+static long long nt_cpu_nmis(int cpu)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[4096], *p, *end;
+	long long n = -1;
+	int i;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " ");
+		if (strncmp(p, "NMI:", 4))
+			continue;
+		p += 4;
+		for (i = 0; i <= cpu; i++) {
+			n = strtoll(p, &end, 10);
+			if (end == p) {
+				n = -1;
+				break;
+			}
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return n;
 }
 
 /* Wait up to @ms for the block to end and the foreign NMI to be seen. */
@@ -143,6 +179,7 @@ TEST_F(nmi_timeout, after_timeout_unclaimed)
 {
 	struct nt_stats before, after;
 	struct kprof_cpu_stats st;
+	long long nmis0, nmis1;
 	char cmd[32];
 	__u32 cpu = NT_CPU;
 	int ret, err, try;
@@ -150,6 +187,7 @@ TEST_F(nmi_timeout, after_timeout_unclaimed)
 	KP_RETURN_IF_SKIPPED();
 	snprintf(cmd, sizeof(cmd), "block %d %d", NT_CPU, NT_BLOCK_MS);
 	for (try = 1; try <= NT_TRIES; try++) {
+		nmis0 = nt_cpu_nmis(NT_CPU);
 		ASSERT_EQ(0, nt_read(&before));
 		ASSERT_EQ(0, nt_cmd(cmd)) TH_LOG("%s: %s", cmd, strerror(errno));
 		ASSERT_EQ(0, nt_cmd("foreign 1"));
@@ -176,8 +214,21 @@ TEST_F(nmi_timeout, after_timeout_unclaimed)
 	/* Let a stray NMI land before looking. */
 	kp_sleep_ms(200);
 	ASSERT_EQ(0, nt_read(&after));
-	EXPECT_EQ(before.unknown + 1, after.unknown)
+	nmis1 = nt_cpu_nmis(NT_CPU);
+	TH_LOG("CPU %d: %lld NMIs delivered (block, foreign, kprof's: 2 when the latch merged the last two), %d unknown",
+	       NT_CPU, nmis0 < 0 || nmis1 < 0 ? -1 : nmis1 - nmis0,
+	       after.unknown - before.unknown);
+	/*
+	 * Two NMIs were sent after the block began, the foreign one and
+	 * kprof's: the foreign one reaches the unknown path (at least one),
+	 * kprof's too when it came on its own (at most two).  None unknown
+	 * means the foreign NMI was claimed.
+	 */
+	EXPECT_LE(before.unknown + 1, after.unknown)
 		TH_LOG("the foreign NMI after the timed-out injection was claimed");
+	EXPECT_GE(before.unknown + 2, after.unknown)
+		TH_LOG("more unknown NMIs than the two sent after the block began");
+	/* A claim runs kprof's capture, which counts an NMI sample. */
 	ASSERT_EQ(0, kp_get_stats(self->fd, NT_CPU, &st));
 	EXPECT_EQ(0, st.counters.nmi_samples);
 }
