@@ -23,8 +23,8 @@
 
 #include <linux/kprof.h>
 
-#include "capture.h"
-#include "usyms.h"
+#include "lib/capture/capture.h"
+#include "lib/symbols/usyms.h"
 
 #define PERF_CONTEXT_KERNEL	((uint64_t)-128)
 #define PERF_CONTEXT_USER	((uint64_t)-512)

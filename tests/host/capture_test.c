@@ -16,11 +16,11 @@
 
 #include "kselftest_harness.h"
 
-#include "capture.h"
-#include "output.h"
-#include "print.h"
-#include "record.h"
-#include "session.h"
+#include "lib/capture/capture.h"
+#include "lib/stream/output.h"
+#include "lib/util/print.h"
+#include "tool/record.h"
+#include "lib/stream/session.h"
 #include "synth.h"
 
 static const char kallsyms[] =

@@ -22,7 +22,7 @@
 
 #include "kselftest_harness.h"
 
-#include "capture.h"
+#include "lib/capture/capture.h"
 #include "synth.h"
 
 static char kprofcat[512];

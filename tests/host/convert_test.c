@@ -26,8 +26,8 @@
 
 #include "kselftest_harness.h"
 
-#include "capture.h"
-#include "print.h"
+#include "lib/capture/capture.h"
+#include "lib/util/print.h"
 
 /* user/kprofcat and the VERSION file, found from this binary's path. */
 static char kprofcat[PATH_MAX], version[64];

@@ -8,10 +8,10 @@
 
 #include "kselftest_harness.h"
 
-#include "decode.h"
-#include "merge.h"
-#include "print.h"
-#include "ring.h"
+#include "lib/stream/decode.h"
+#include "lib/stream/merge.h"
+#include "lib/util/print.h"
+#include "lib/dev/ring.h"
 #include "synth.h"
 
 FIXTURE(ring) {

@@ -21,14 +21,14 @@
 
 #include "kselftest_harness.h"
 
-#include "capture.h"
-#include "demangle.h"
-#include "ksyms.h"
-#include "output.h"
-#include "print.h"
-#include "session.h"
+#include "lib/capture/capture.h"
+#include "lib/symbols/demangle.h"
+#include "lib/symbols/ksyms.h"
+#include "lib/stream/output.h"
+#include "lib/util/print.h"
+#include "lib/stream/session.h"
 #include "synth.h"
-#include "usyms.h"
+#include "lib/symbols/usyms.h"
 
 #define MAP_START	0x555555554000ULL
 #define PID		4321

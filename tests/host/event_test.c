@@ -16,8 +16,8 @@
 
 #include "kselftest_harness.h"
 
-#include "config.h"
-#include "print.h"
+#include "tool/config.h"
+#include "lib/util/print.h"
 
 static void put(const char *root, const char *rel, const char *text)
 {

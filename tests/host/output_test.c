@@ -12,14 +12,14 @@
 
 #include "kselftest_harness.h"
 
-#include "capture.h"
+#include "lib/capture/capture.h"
 #include "grammar.h"
-#include "ksyms.h"
-#include "output.h"
-#include "print.h"
-#include "record.h"
-#include "session.h"
-#include "sideband.h"
+#include "lib/symbols/ksyms.h"
+#include "lib/stream/output.h"
+#include "lib/util/print.h"
+#include "tool/record.h"
+#include "lib/stream/session.h"
+#include "lib/stream/sideband.h"
 #include "synth.h"
 
 static const char kallsyms[] =

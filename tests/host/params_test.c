@@ -20,10 +20,10 @@
 
 #include "kselftest_harness.h"
 
-#include "config.h"
-#include "kparams.h"
-#include "output.h"
-#include "print.h"
+#include "tool/config.h"
+#include "lib/dev/kparams.h"
+#include "lib/stream/output.h"
+#include "lib/util/print.h"
 
 static void put(const char *dir, const char *name, const char *text)
 {

@@ -12,10 +12,10 @@
 
 #include "kselftest_harness.h"
 
-#include "ksyms.h"
-#include "output.h"
-#include "print.h"
-#include "session.h"
+#include "lib/symbols/ksyms.h"
+#include "lib/stream/output.h"
+#include "lib/util/print.h"
+#include "lib/stream/session.h"
 #include "synth.h"
 
 static const char kallsyms[] =

@@ -18,9 +18,9 @@
 
 #include "kselftest_harness.h"
 
-#include "dso.h"
-#include "ksyms.h"
-#include "print.h"
+#include "lib/symbols/dso.h"
+#include "lib/symbols/ksyms.h"
+#include "lib/util/print.h"
 
 /* Section indexes of the crafted file. */
 enum { S_NULL, S_TEXT, S_DATA, S_RODATA, S_COMMENT, S_SYMTAB, S_STRTAB,

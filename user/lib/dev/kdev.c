@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kdev.c - the /dev/kprof control path.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "lib/dev/kdev.h"
+#include "lib/util/print.h"
+#include "lib/dev/ring.h"
+
+struct kdev {
+	int fd;
+	char *path;
+	struct kprof_info info;
+	struct ring **rings;	/* by CPU; NULL where the CPU has no region */
+	void **maps;
+	unsigned int nr;
+	size_t stride;
+	unsigned long long bytes;	/* of records handed to kdev__read()'s FN */
+};
+
+struct kdev *kdev__open(const char *path)
+{
+	struct kdev *d = calloc(1, sizeof(*d));
+	__u32 version = 0;
+
+	if (!d)
+		return NULL;
+	d->path = strdup(path);
+	d->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (d->fd < 0) {
+		int e = errno;
+
+		if (e == ENOENT || e == ENXIO || e == ENODEV)
+			p_err("no %s: load the module first (insmod kmod/kprof.ko)", path);
+		else if (e == EACCES || e == EPERM)
+			p_err("%s: permission denied: kprof samples every task and the kernel, which needs CAP_PERFMON (as perf does for CPU-wide sampling), or membership of the group kprof.ko was loaded with (insmod kprof.ko group=GID)",
+			      path);
+		else if (e == EBUSY)
+			p_err("%s is busy: another kprofcat is reading it", path);
+		else
+			p_err("cannot open %s: %s", path, strerror(e));
+		goto fail;
+	}
+	if (ioctl(d->fd, KPROF_IOC_ABI_VERSION, &version)) {
+		p_err("%s does not answer KPROF_IOC_ABI_VERSION (%s): is it a kprof device?",
+		      path, strerror(errno));
+		goto fail;
+	}
+	if (version < KPROF_ABI_VERSION) {
+		p_err("ABI mismatch: %s speaks kprof ABI version %u, kprofcat was built for version %u: load the kprof.ko built from the same tree as kprofcat",
+		      path, version, KPROF_ABI_VERSION);
+		goto fail;
+	}
+	/* A newer module is fine if its control pages say it is compatible
+	 * with us: checked for every CPU when mapping (ring__new). */
+	return d;
+fail:
+	kdev__close(d);
+	return NULL;
+}
+
+static void unmap(struct kdev *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nr; i++) {
+		ring__free(d->rings[i]);
+		if (d->maps[i])
+			munmap(d->maps[i], d->stride);
+	}
+	free(d->rings);
+	free(d->maps);
+	d->rings = NULL;
+	d->maps = NULL;
+	d->nr = 0;
+}
+
+void kdev__close(struct kdev *d)
+{
+	if (!d)
+		return;
+	unmap(d);
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d->path);
+	free(d);
+}
+
+static void event_error(const char *what, const char *event, int e)
+{
+	if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV)
+		p_err("event '%s' is not supported here (no PMU provides it): without a hardware PMU (e.g. under QEMU TCG) use a software event such as cpu-clock",
+		      event);
+	else if (e == EBUSY)
+		p_err("%s: kprof is busy (another kprofcat is recording, or still has the buffers mapped)",
+		      what);
+	else if (e == EPERM && !strcmp(what, "KPROF_IOC_SET_CONFIG"))
+		p_err("%s: the buffers exceed your locked-memory allowance (kprof.ko's mlock_kb per CPU, then RLIMIT_MEMLOCK): use fewer --buffer-pages or CPUs, or raise 'ulimit -l'",
+		      what);
+	else if (e == EACCES || e == EPERM)
+		p_err("%s: permission denied for event '%s': the PMU driver refused it (%s)",
+		      what, event, strerror(e));
+	else if (e == E2BIG)
+		p_err("%s: the module is older than kprofcat and rejects fields it does not know: load the kprof.ko built with this kprofcat",
+		      what);
+	else if (e == EINVAL)
+		p_err("%s: the module rejected the configuration of '%s' (EINVAL) although it passed kprofcat's checks of -F, -C, --buffer-pages and --watermark against the module's limits: see 'dmesg', and report it",
+		      what, event);
+	else
+		p_err("%s failed for event '%s': %s", what, event, strerror(e));
+}
+
+static int map_all(struct kdev *d)
+{
+	unsigned int cpu;
+
+	d->info.size = sizeof(d->info);
+	if (ioctl(d->fd, KPROF_IOC_GET_INFO, &d->info)) {
+		p_err("KPROF_IOC_GET_INFO on %s: %s", d->path, strerror(errno));
+		return -errno;
+	}
+	if (d->info.nr_cpu_ids > KPROF_MAX_CPUS || !d->info.mmap_stride) {
+		p_err("%s reports an impossible layout (%u CPUs, stride %llu)", d->path,
+		      d->info.nr_cpu_ids, (unsigned long long)d->info.mmap_stride);
+		return -EINVAL;
+	}
+	d->nr = d->info.nr_cpu_ids;
+	d->stride = d->info.mmap_stride;
+	d->rings = calloc(d->nr, sizeof(*d->rings));
+	d->maps = calloc(d->nr, sizeof(*d->maps));
+	if (!d->rings || !d->maps)
+		return -ENOMEM;
+	for (cpu = 0; cpu < d->nr; cpu++) {
+		void *m = mmap(NULL, d->stride, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd,
+			       (off_t)cpu * d->stride);
+
+		if (m == MAP_FAILED) {
+			if (errno == ENODEV)
+				continue;	/* not a possible CPU */
+			p_err("mapping the buffer of CPU %u of %s: %s", cpu, d->path,
+			      strerror(errno));
+			return -errno;
+		}
+		d->maps[cpu] = m;
+		d->rings[cpu] = ring__new(m, d->stride);
+		if (!d->rings[cpu])
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * The highest -F that SET_CONFIG and perf_event_open() accept: the lower
+ * of kprof's own max_sample_rate (GET_THROTTLE, which the module checks)
+ * and kernel.perf_event_max_sample_rate, which the module cannot read (the
+ * kernel does not export it).
+ */
+int kdev__max_freq(struct kdev *d, unsigned long long *max, const char **knob)
+{
+	struct kprof_throttle_config t = { .size = sizeof(t) };
+	unsigned long long krate = 0;
+	FILE *f;
+
+	if (ioctl(d->fd, KPROF_IOC_GET_THROTTLE, &t)) {
+		p_err("KPROF_IOC_GET_THROTTLE on %s: %s", d->path, strerror(errno));
+		return -errno;
+	}
+	*max = t.max_sample_rate;
+	*knob = "/sys/module/kprof/parameters/max_sample_rate (kprofcat --max-sample-rate)";
+	f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	if (!f)
+		return 0;	/* no perf sysctls: nothing to compare */
+	if (fscanf(f, "%llu", &krate) == 1 && krate < *max) {
+		*max = krate;
+		*knob = "/proc/sys/kernel/perf_event_max_sample_rate";
+	}
+	fclose(f);
+	return 0;
+}
+
+int kdev__knobs(struct kdev *d, struct kprof_throttle_config *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->size = sizeof(*t);
+	if (ioctl(d->fd, KPROF_IOC_GET_THROTTLE, t)) {
+		p_err("KPROF_IOC_GET_THROTTLE on %s: %s", d->path, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* The CPUs that exist here, as the kernel says (cpu_possible_mask). */
+static int cpu_possible(unsigned int cpu)
+{
+	char buf[4096], *p = buf;
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+
+	if (!f)
+		return 1;	/* cannot tell: the module decides */
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return 1;
+	}
+	fclose(f);
+	while (*p && *p != '\n') {
+		char *end;
+		unsigned long a = strtoul(p, &end, 10), b = a;
+
+		if (end == p)
+			return 1;
+		p = end;
+		if (*p == '-') {
+			b = strtoul(p + 1, &end, 10);
+			p = end;
+		}
+		if (cpu >= a && cpu <= b)
+			return 1;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/*
+ * What kprof_config_validate() would refuse, named with the module's own
+ * limits (GET_INFO, the UAPI's constants), before SET_CONFIG: -EINVAL
+ * after a message naming the value, the limit and the fix.
+ */
+static int check_config(struct kdev *d, const struct kprof_config *c)
+{
+	struct kprof_info info = { .size = sizeof(info) };
+	unsigned long long data_size;
+	unsigned int cpu;
+
+	if (ioctl(d->fd, KPROF_IOC_GET_INFO, &info)) {
+		p_err("KPROF_IOC_GET_INFO on %s: %s", d->path, strerror(errno));
+		return -errno;
+	}
+	for (cpu = 0; cpu < KPROF_MAX_CPUS; cpu++) {
+		if (!(c->cpumask[cpu / 64] & (1ULL << (cpu % 64))))
+			continue;
+		if (cpu >= info.nr_cpu_ids || !cpu_possible(cpu)) {
+			p_err("-C: CPU %u does not exist here: this kernel has CPUs 0 to %u (nr_cpu_ids %u, /sys/devices/system/cpu/possible): pick CPUs from that range",
+			      cpu, info.nr_cpu_ids - 1, info.nr_cpu_ids);
+			return -EINVAL;
+		}
+	}
+	if (c->buffer_pages > KPROF_MAX_BUFFER_PAGES) {
+		p_err("--buffer-pages %u is above kprof.ko's limit of %u pages per CPU: use at most %u",
+		      c->buffer_pages, KPROF_MAX_BUFFER_PAGES, KPROF_MAX_BUFFER_PAGES);
+		return -EINVAL;
+	}
+	data_size = (unsigned long long)c->buffer_pages * info.page_size;
+	if (c->watermark > data_size) {
+		p_err("--watermark %u is above the %llu-byte buffer (--buffer-pages %u of %u bytes), the module's limit: use at most %llu (above half, %llu, acts as half), or more --buffer-pages",
+		      c->watermark, data_size, c->buffer_pages, info.page_size, data_size,
+		      data_size / 2);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int kdev__configure(struct kdev *d, const struct kprof_config *c, const char *event)
+{
+	int ret;
+
+	ret = check_config(d, c);
+	if (ret)
+		return ret;
+	/* New buffer sizes cannot be set under a mapping. */
+	unmap(d);
+	if (ioctl(d->fd, KPROF_IOC_SET_CONFIG, c)) {
+		event_error("KPROF_IOC_SET_CONFIG", event, errno);
+		return -errno;
+	}
+	ret = map_all(d);
+	if (ret)
+		unmap(d);
+	return ret;
+}
+
+int kdev__start(struct kdev *d, const char *event)
+{
+	if (ioctl(d->fd, KPROF_IOC_START)) {
+		/* SET_CONFIG took kprof's fields: the PMU's event_init refused. */
+		if (errno == EINVAL)
+			p_err("KPROF_IOC_START: the PMU refused event '%s' (EINVAL from its event_init: check its config terms)",
+			      event);
+		else if (errno == EOPNOTSUPP)
+			p_err("KPROF_IOC_START: event '%s' refused (%s): no PMU here can count it (under QEMU TCG use cpu-clock), or kprof cannot throttle it safely (a software-context PMU such as kprobe; AMD IBS with -F: use -c); kprof.ko's kernel log names the reason",
+			      event, strerror(errno));
+		else
+			event_error("KPROF_IOC_START", event, errno);
+		return -errno;
+	}
+	return 0;
+}
+
+int kdev__stop(struct kdev *d)
+{
+	if (ioctl(d->fd, KPROF_IOC_STOP)) {
+		p_err("KPROF_IOC_STOP: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int kdev__fd(const struct kdev *d)
+{
+	return d->fd;
+}
+
+unsigned int kdev__nr_cpus(const struct kdev *d)
+{
+	return d->nr;
+}
+
+int kdev__read(struct kdev *d, kdev_record_fn fn, void *ctx)
+{
+	unsigned int cpu;
+	int ret = 0;
+
+	for (cpu = 0; cpu < d->nr && !ret; cpu++) {
+		struct ring *r = d->rings[cpu];
+		const void *rec;
+		size_t len;
+		int err;
+
+		if (!r)
+			continue;
+		err = ring__read_init(r);
+		if (err == -EAGAIN)
+			continue;
+		while (!err && (err = ring__read_event(r, &rec, &len)) == 0) {
+			ret = fn(ctx, cpu, rec, len);
+			d->bytes += len;
+			if (ret == -EBADMSG) {
+				p_warn("CPU %u: malformed record of type %u (size %zu) skipped",
+				       cpu, *(const __u32 *)rec, len);
+				ret = 0;
+			}
+			if (ret)
+				break;
+			ring__consume(r);
+		}
+		if (err == -EBADMSG)
+			p_warn("CPU %u: record with an impossible size in the buffer: dropping the rest of what the kernel published",
+			       cpu);
+		ring__read_done(r);
+	}
+	return ret;
+}
+
+int kdev__stats(struct kdev *d, unsigned int cpu, struct kprof_cpu_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->size = sizeof(*out);
+	out->cpu = cpu;
+	if (ioctl(d->fd, KPROF_IOC_GET_STATS, out)) {
+		int e = errno;
+
+		memset(out, 0, sizeof(*out));
+		return -e;
+	}
+	return 0;
+}
+
+void kdev__totals(const struct kdev *d, unsigned long long *samples,
+		  unsigned long long *lost, unsigned long long *throttled)
+{
+	unsigned int cpu;
+
+	*samples = *lost = *throttled = 0;
+	for (cpu = 0; cpu < d->nr; cpu++) {
+		const struct kprof_counters *c;
+
+		if (!d->rings[cpu])
+			continue;
+		c = &ring__page(d->rings[cpu])->counters;
+		*samples += __atomic_load_n(&c->samples, __ATOMIC_RELAXED);
+		*lost += __atomic_load_n(&c->lost_full, __ATOMIC_RELAXED) +
+			 __atomic_load_n(&c->lost_nested, __ATOMIC_RELAXED) +
+			 __atomic_load_n(&c->lost_stopped, __ATOMIC_RELAXED) +
+			 __atomic_load_n(&c->lost_throttled, __ATOMIC_RELAXED);
+		/* Throttled ticks, each once whichever limit(s) tripped. */
+		*throttled += __atomic_load_n(&c->throttles, __ATOMIC_RELAXED);
+	}
+}
+
+unsigned long long kdev__bad_sizes(const struct kdev *d)
+{
+	unsigned long long n = 0;
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < d->nr; cpu++)
+		if (d->rings[cpu])
+			n += ring__bad_records(d->rings[cpu]);
+	return n;
+}
+
+unsigned long long kdev__discarded(const struct kdev *d)
+{
+	unsigned long long n = 0;
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < d->nr; cpu++)
+		if (d->rings[cpu])
+			n += ring__discarded_bytes(d->rings[cpu]);
+	return n;
+}
+
+unsigned long long kdev__bytes(const struct kdev *d)
+{
+	return d->bytes;
+}

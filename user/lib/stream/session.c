@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * session.c - glue between the reader, the symbolizers and the outputs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/symbols/framecache.h"
+#include "lib/stream/merge.h"
+#include "lib/util/print.h"
+#include "lib/stream/session.h"
+#include "lib/stream/sideband.h"
+#include "lib/stream/pidmap.h"
+
+#define MERGE_MAX_HELD		(1U << 20)
+#define MAX_FRAMES		(2 * KPROF_MAX_STACK + 1)
+
+struct session {
+	struct session_opts o;
+	struct ksyms *ksyms;
+	struct usyms *usyms;
+	struct merge *merge;
+	struct framecache *fc;
+	struct decode_stats dst;
+	struct pidmap *tree;	/* FILTER_TREE: pids in the tree */
+	struct pidmap *seen;	/* proc_fallback: pid -> hash of its comm */
+	uint64_t filtered;
+	uint64_t samples_out;
+	int err;
+};
+
+struct session *session__new(const struct session_opts *o, struct ksyms *k)
+{
+	struct session *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->o = *o;
+	s->ksyms = k;
+	s->usyms = usyms__new();
+	s->merge = merge__new(o->window_ns, MERGE_MAX_HELD);
+	s->fc = framecache__new();
+	s->tree = pidmap__new();
+	s->seen = pidmap__new();
+	if (!s->usyms || !s->merge || !s->fc || !s->tree || !s->seen) {
+		session__free(s);
+		return NULL;
+	}
+	/* Demangling is display only: captures keep the raw names. */
+	if (o->out && o->out->no_demangle)
+		usyms__set_demangle(s->usyms, 0);
+	if (o->filter == FILTER_TREE && !pidmap__get(s->tree, o->pid, 1)) {
+		session__free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void session__free(struct session *s)
+{
+	if (!s)
+		return;
+	ksyms__free(s->ksyms);
+	usyms__free(s->usyms);
+	merge__free(s->merge);
+	framecache__free(s->fc);
+	pidmap__free(s->tree);
+	pidmap__free(s->seen);
+	free(s);
+}
+
+static int in_tree(struct session *s, uint32_t pid)
+{
+	return pidmap__get(s->tree, pid, 0) != NULL;
+}
+
+int session__pev(void *ctx, const struct pev *e)
+{
+	struct session *s = ctx;
+	int ret;
+
+	if (s->o.cap) {
+		ret = capture__write_pev(s->o.cap, e);
+		if (ret)
+			return ret;
+	}
+	if (e->type == PEV_FORK && s->o.filter == FILTER_TREE && in_tree(s, e->ppid) &&
+	    !pidmap__get(s->tree, e->pid, 1))
+		return -ENOMEM;
+	return usyms__apply(s->usyms, e);
+}
+
+/* Parent of PID from /proc/PID/stat, 0 if unknown. */
+static uint32_t proc_ppid(uint32_t pid)
+{
+	char path[64], buf[512], *p;
+	unsigned int ppid = 0;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* comm may hold anything */
+	if (!p || sscanf(p + 1, " %*c %u", &ppid) != 1)
+		return 0;
+	return ppid;
+}
+
+/*
+ * Without side band: read /proc/PID/maps the first time a pid shows up,
+ * and again when its comm changes (an exec: its old maps end there).
+ */
+static void first_sight(struct session *s, const struct kp_sample *smp)
+{
+	uint64_t *e = pidmap__get(s->seen, smp->pid, 1);
+	uint64_t comm_hash = 1469598103934665603ULL;
+	uint32_t pid = smp->pid, p = pid;
+	const char *c;
+	int depth;
+
+	for (c = smp->comm; *c; c++)
+		comm_hash = (comm_hash ^ (unsigned char)*c) * 1099511628211ULL;
+	comm_hash |= 1;		/* never 0, the value of a new entry */
+	if (!e || *e == comm_hash || !pid)
+		return;
+	if (*e) {
+		struct pev ex = { .type = PEV_EXEC, .pid = pid, .time = smp->time };
+
+		*e = comm_hash;	/* (session__pev() changes s->tree, never s->seen) */
+		session__pev(s, &ex);
+		sideband__snapshot_pid(pid, smp->time, session__pev, s);
+		return;
+	}
+	*e = comm_hash;
+	sideband__snapshot_pid(pid, 0, session__pev, s);
+	if (s->o.filter != FILTER_TREE)
+		return;
+	for (depth = 0; depth < 64 && p > 1; depth++) {
+		p = proc_ppid(p);
+		if (p == s->o.pid) {
+			pidmap__get(s->tree, pid, 1);
+			return;
+		}
+	}
+}
+
+int session__record(struct session *s, unsigned int cpu, const void *rec, size_t len)
+{
+	struct kp_record r;
+	int ret;
+
+	ret = decode__record(rec, len, cpu, &r, &s->dst);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (r.type == KPROF_RECORD_SAMPLE && s->o.proc_fallback)
+		first_sight(s, &r.sample);
+	return merge__push(s->merge, r.time, cpu, rec, len);
+}
+
+/*
+ * The frames of sample R: a call chain seen before comes whole from the
+ * frame cache (*OUT points there), otherwise each frame is made in F.
+ */
+static int build_frames(struct session *s, const struct kp_record *r,
+			struct out_frame *f, const struct out_frame **out, unsigned int *nr)
+{
+	const struct kp_sample *smp = &r->sample;
+	int ret = 0, unstable = 0;
+	uint32_t gen = usyms__generation(s->usyms, smp->pid);
+	unsigned int i, n = 0, nips = smp->nr_kernel + smp->nr_user;
+	uint64_t key[2 + MAX_FRAMES];
+	const struct out_frame *cached;
+
+	framecache__trim(s->fc);
+	*out = f;
+	key[0] = smp->pid | (uint64_t)gen << 32;
+	key[1] = (r->misc & KPROF_MISC_USER ? 2 : 0) |
+		 (uint64_t)smp->nr_kernel << 16 | (uint64_t)smp->nr_user << 32;
+	if (!nips) {
+		key[2] = smp->ip;
+		nips = 1;
+	} else {
+		memcpy(key + 2, smp->ips, nips * sizeof(*key));
+	}
+	cached = framecache__stack_find(s->fc, key, 2 + nips, nr);
+	if (cached) {
+		*out = cached;
+		return 0;
+	}
+	if (!smp->nr_kernel && !smp->nr_user) {
+		if (r->misc & KPROF_MISC_USER)
+			ret = framecache__user(s->fc, s->usyms, smp->pid, gen, r->time,
+					       smp->ip, &f[n++]);
+		else
+			ret = framecache__kernel(s->fc, s->ksyms, smp->ip, &f[n++]);
+	} else {
+		for (i = 0; i < smp->nr_kernel && ret >= 0; i++)
+			ret = framecache__kernel(s->fc, s->ksyms, smp->ips[i], &f[n++]);
+		for (i = 0; i < smp->nr_user && ret >= 0; i++) {
+			ret = framecache__user(s->fc, s->usyms, smp->pid, gen, r->time,
+					       smp->ips[smp->nr_kernel + i], &f[n++]);
+			unstable |= ret > 0;
+		}
+	}
+	unstable |= ret > 0;
+	*nr = n;
+	if (ret < 0)
+		return ret;
+	/* Not kept: without memory for it, the frames in F do. */
+	if (!unstable && (cached = framecache__stack_add(s->fc, key, 2 + nips, f, n)))
+		*out = cached;
+	return 0;
+}
+
+/* Whether sample R passes the process filter and the sample filter. */
+static int keep_sample(struct session *s, const struct kp_record *r)
+{
+	const struct sample_filter *sf = &s->o.sf;
+	const struct kp_sample *smp = &r->sample;
+
+	if ((s->o.filter == FILTER_PID && smp->pid != s->o.pid) ||
+	    (s->o.filter == FILTER_TREE && !in_tree(s, smp->pid)))
+		return 0;
+	if (sf->tid_set && smp->tid != sf->tid)
+		return 0;
+	if (sf->comm && strcmp(smp->comm, sf->comm))
+		return 0;
+	if (sf->user_only && !(r->misc & KPROF_MISC_USER))
+		return 0;
+	if (sf->kernel_only && (r->misc & KPROF_MISC_USER))
+		return 0;
+	return 1;
+}
+
+static int emit(void *ctx, unsigned int cpu, const void *rec, size_t len)
+{
+	struct session *s = ctx;
+	struct out_frame frames[MAX_FRAMES];
+	const struct out_frame *f = frames;
+	struct kp_record r;
+	struct decode_stats scratch;
+	unsigned int nr = 0;
+
+	/* Decoded (and counted) once already, on the way in. */
+	memset(&scratch, 0, sizeof(scratch));
+	if (decode__record(rec, len, cpu, &r, &scratch))
+		return 0;
+	if (s->o.sf.cpus_set && (cpu >= KPROF_MAX_CPUS ||
+				 !(s->o.sf.cpus[cpu / 64] & (1ULL << (cpu % 64))))) {
+		s->filtered += r.type == KPROF_RECORD_SAMPLE;
+		return 0;
+	}
+	if (r.type == KPROF_RECORD_SAMPLE && !keep_sample(s, &r)) {
+		s->filtered++;
+		return 0;
+	}
+	if (s->o.cap && capture__add_record(s->o.cap, cpu, rec, len))
+		return -1;
+	if (r.type != KPROF_RECORD_SAMPLE)
+		return s->o.out ? output__event(s->o.out, &r) : 0;
+	s->samples_out++;
+	/* A capture needs the symbols of every DSO samples hit. */
+	if ((s->o.cap || (s->o.out && s->o.out->needs_frames)) &&
+	    build_frames(s, &r, frames, &f, &nr)) {
+		p_err("out of memory");
+		return -ENOMEM;
+	}
+	return s->o.out ? output__sample(s->o.out, &r, f, nr) : 0;
+}
+
+int session__flush(struct session *s, int all)
+{
+	int ret = merge__flush(s->merge, all, emit, s);
+
+	if (ret)
+		p_err("writing the output%s failed", s->o.cap ? " or the capture file" : "");
+	return ret;
+}
+
+const struct decode_stats *session__decode_stats(const struct session *s)
+{
+	return &s->dst;
+}
+
+uint64_t session__misordered(const struct session *s)
+{
+	return merge__misordered(s->merge);
+}
+
+uint64_t session__filtered(const struct session *s)
+{
+	return s->filtered;
+}
+
+uint64_t session__samples_out(const struct session *s)
+{
+	return s->samples_out;
+}
+
+struct usyms *session__usyms(struct session *s)
+{
+	return s->usyms;
+}
+
+struct ksyms *session__ksyms(struct session *s)
+{
+	return s->ksyms;
+}

@@ -1,0 +1,760 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dso.c - a DSO's symbols as perf 6.1 reads them (see dso.h).
+ *
+ * Loading keeps the raw symbols (ELF names, file offsets, sizes, bindings,
+ * in perf's insertion order, with the batch each belongs to); the table
+ * perf would build from them (symtab.c) is made on the first lookup, with
+ * the names demangled or not.  Captures save the raw symbols.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <elfutils/libdwelf.h>
+#include <gelf.h>
+
+#include "lib/symbols/demangle.h"
+#include "lib/symbols/dso.h"
+#include "lib/util/print.h"
+#include "lib/symbols/symtab.h"
+
+enum dso_state { DSO_NEW, DSO_LOADED, DSO_FAILED };
+
+/* The batches perf inserts, each followed by its fixups (plt: none). */
+enum { BATCH_SYMTAB, BATCH_DYNSYM, BATCH_PLT, NR_BATCHES };
+
+struct rawsym {
+	uint64_t start;		/* file offset */
+	uint64_t size;
+	uint32_t name;		/* offset in names */
+	uint16_t binding;
+	uint16_t batch;
+};
+
+struct dso {
+	char *path;
+	enum dso_state state;
+	uint32_t bid_len;
+	unsigned char bid[DSO_BUILD_ID_MAX];
+	uint32_t want_bid_len;
+	unsigned char want_bid[DSO_BUILD_ID_MAX];
+	struct rawsym *raw;
+	uint32_t nraw, raw_cap;
+	char *names;
+	uint32_t names_len, names_cap;
+	struct symtab *tab;	/* built from RAW on the first lookup */
+	int tab_demangle;	/* how TAB's names were made */
+};
+
+struct dso *dso__new(const char *path)
+{
+	struct dso *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->path = strdup(path);
+	if (!d->path) {
+		free(d);
+		return NULL;
+	}
+	/* Pseudo-files (//anon, memfd:..., [heap]) have nothing to read. */
+	if (path[0] != '/' && strcmp(path, "[vdso]"))
+		d->state = DSO_FAILED;
+	return d;
+}
+
+static void dso_clear(struct dso *d)
+{
+	free(d->raw);
+	free(d->names);
+	symtab__free(d->tab);
+	d->raw = NULL;
+	d->names = NULL;
+	d->tab = NULL;
+	d->nraw = d->raw_cap = d->names_len = d->names_cap = 0;
+}
+
+void dso__free(struct dso *d)
+{
+	if (!d)
+		return;
+	dso_clear(d);
+	free(d->path);
+	free(d);
+}
+
+const char *dso__path(const struct dso *d)
+{
+	return d->path;
+}
+
+void dso__expect_build_id(struct dso *d, const unsigned char *bid, size_t len)
+{
+	if (!len || len > DSO_BUILD_ID_MAX || d->want_bid_len)
+		return;
+	d->want_bid_len = len;
+	memcpy(d->want_bid, bid, len);
+}
+
+int dso__used(const struct dso *d)
+{
+	return d->state != DSO_NEW;
+}
+
+static int add_raw(struct dso *d, uint64_t start, uint64_t size, int binding,
+		   int batch, const char *name)
+{
+	size_t len = strlen(name) + 1;
+
+	if (d->nraw == d->raw_cap) {
+		uint32_t cap = d->raw_cap ? d->raw_cap * 2 : 256;
+		struct rawsym *r = realloc(d->raw, cap * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		d->raw = r;
+		d->raw_cap = cap;
+	}
+	while (d->names_len + len > d->names_cap) {
+		uint32_t cap = d->names_cap ? d->names_cap * 2 : 4096;
+		char *n = realloc(d->names, cap);
+
+		if (!n)
+			return -ENOMEM;
+		d->names = n;
+		d->names_cap = cap;
+	}
+	memcpy(d->names + d->names_len, name, len);
+	d->raw[d->nraw++] = (struct rawsym){ .start = start, .size = size,
+		.name = d->names_len, .binding = binding, .batch = batch };
+	d->names_len += len;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reading ELF files the way perf's symsrc__init() / dso__load_sym() do. */
+
+struct elfsrc {
+	int fd;
+	Elf *elf;
+	void *image;		/* [vdso]: a copy of this process's */
+	Elf_Scn *symtab, *dynsym;
+	size_t dynsym_idx;
+};
+
+static void elfsrc_close(struct elfsrc *s)
+{
+	if (s->elf)
+		elf_end(s->elf);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->image);
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+}
+
+static Elf_Scn *section_by_name(Elf *elf, const char *name, GElf_Shdr *sh, size_t *idx)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name)) {
+			if (idx)
+				*idx = elf_ndxscn(scn);
+			return scn;
+		}
+	}
+	return NULL;
+}
+
+static int build_id_of(Elf *elf, unsigned char *bid)
+{
+	const void *p;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, &p);
+
+	if (n <= 0 || n > DSO_BUILD_ID_MAX)
+		return 0;
+	memcpy(bid, p, n);
+	return n;
+}
+
+/* symsrc__init(): open, and refuse a file whose build-id is not the DSO's. */
+static int elfsrc_open(struct elfsrc *s, const struct dso *d, const char *path)
+{
+	unsigned char bid[DSO_BUILD_ID_MAX];
+	GElf_Shdr sh;
+	struct stat st;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	elf_version(EV_CURRENT);
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return -ENOENT;
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0)
+		return -errno;
+	s->elf = elf_begin(s->fd, ELF_C_READ_MMAP, NULL);
+	if (!s->elf || elf_kind(s->elf) != ELF_K_ELF)
+		goto fail;
+	if (d->bid_len && (build_id_of(s->elf, bid) != (int)d->bid_len ||
+			   memcmp(bid, d->bid, d->bid_len)))
+		goto fail;
+	s->symtab = section_by_name(s->elf, ".symtab", &sh, NULL);
+	if (s->symtab && sh.sh_type != SHT_SYMTAB)
+		s->symtab = NULL;
+	s->dynsym = section_by_name(s->elf, ".dynsym", &sh, &s->dynsym_idx);
+	if (s->dynsym && sh.sh_type != SHT_DYNSYM)
+		s->dynsym = NULL;
+	return 0;
+fail:
+	elfsrc_close(s);
+	return -ENOENT;
+}
+
+/* This process's vDSO, as perf's vdso.c copies its own. */
+static int elfsrc_open_vdso(struct elfsrc *s)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	unsigned long long start, end;
+	char line[256];
+	GElf_Shdr sh;
+	FILE *f;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	elf_version(EV_CURRENT);
+	if (!base)
+		return -ENOENT;
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return -errno;
+	start = end = 0;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &end) == 2)
+			break;
+	fclose(f);
+	if (start != base || end <= start)
+		return -ENOENT;
+	s->image = malloc(end - start);
+	if (!s->image)
+		return -ENOMEM;
+	memcpy(s->image, (const void *)base, end - start);
+	s->elf = elf_memory(s->image, end - start);
+	if (!s->elf || elf_kind(s->elf) != ELF_K_ELF) {
+		elfsrc_close(s);
+		return -ENOENT;
+	}
+	s->symtab = section_by_name(s->elf, ".symtab", &sh, NULL);
+	if (s->symtab && sh.sh_type != SHT_SYMTAB)
+		s->symtab = NULL;
+	s->dynsym = section_by_name(s->elf, ".dynsym", &sh, &s->dynsym_idx);
+	if (s->dynsym && sh.sh_type != SHT_DYNSYM)
+		s->dynsym = NULL;
+	return 0;
+}
+
+/* filename__read_debuglink(): the file name .gnu_debuglink holds. */
+static int read_debuglink(const char *path, char *out, size_t len)
+{
+	struct elfsrc s;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	int ret = -ENOENT;
+	struct dso none = { 0 };
+
+	if (elfsrc_open(&s, &none, path))
+		return -ENOENT;
+	scn = section_by_name(s.elf, ".gnu_debuglink", &sh, NULL);
+	data = scn ? elf_getdata(scn, NULL) : NULL;
+	if (data && data->d_size && memchr(data->d_buf, '\0', data->d_size)) {
+		snprintf(out, len, "%s", (const char *)data->d_buf);
+		ret = 0;
+	}
+	elfsrc_close(&s);
+	return ret;
+}
+
+static int is_regular(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* Candidate I of dso__load()'s list (the ones a user DSO can have). */
+static int candidate(const struct dso *d, int i, char *out, size_t len)
+{
+	char dir[PATH_MAX], link[PATH_MAX];
+	static const char *const links[] = {
+		"%.0s%s", "%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s",
+	};
+	unsigned int j;
+	size_t k;
+
+	switch (i) {
+	case 0:		/* DEBUGLINK: the first place the named file is */
+		if (read_debuglink(d->path, link, sizeof(link)))
+			return -1;
+		snprintf(dir, sizeof(dir), "%s", d->path);
+		k = strlen(dir);
+		while (k && dir[k] != '/')
+			k--;
+		dir[k] = '\0';
+		for (j = 0; j < sizeof(links) / sizeof(links[0]); j++) {
+			snprintf(out, len, links[j], dir, link);
+			if (is_regular(out))
+				return 0;
+		}
+		return -1;
+	case 1:		/* FEDORA_DEBUGINFO */
+		snprintf(out, len, "/usr/lib/debug%s.debug", d->path);
+		return 0;
+	case 2:		/* UBUNTU_DEBUGINFO */
+		snprintf(out, len, "/usr/lib/debug%s", d->path);
+		return 0;
+	case 3:		/* BUILDID_DEBUGINFO */
+		if (!d->bid_len)
+			return -1;
+		k = snprintf(out, len, "/usr/lib/debug/.build-id/%02x/", d->bid[0]);
+		for (j = 1; j < d->bid_len && k + 3 < len; j++)
+			k += snprintf(out + k, len - k, "%02x", d->bid[j]);
+		snprintf(out + k, len - k, ".debug");
+		return 0;
+	case 4:		/* SYSTEM_PATH_DSO */
+		snprintf(out, len, "%s", d->path);
+		return 0;
+	}
+	return -1;
+}
+#define NR_CANDIDATES	5
+
+/* The PT_LOAD holding VADDR (elf_read_program_header()). */
+static int phdr_of(Elf *elf, uint64_t vaddr, GElf_Phdr *ph)
+{
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		uint64_t sz;
+
+		if (!gelf_getphdr(elf, i, ph) || ph->p_type != PT_LOAD)
+			continue;
+		sz = ph->p_memsz > ph->p_filesz ? ph->p_memsz : ph->p_filesz;
+		if (sz && vaddr >= ph->p_vaddr && vaddr < ph->p_vaddr + sz)
+			return 0;
+	}
+	return -1;
+}
+
+/* dso__load_sym_internal(): one table of SYMS, in its order. */
+static int load_table(struct dso *d, struct elfsrc *syms, struct elfsrc *run,
+		      Elf_Scn *table, int batch)
+{
+	size_t shstr_sym, shstr_run, i, n;
+	Elf_Data *data;
+	GElf_Shdr tsh;
+
+	if (!gelf_getshdr(table, &tsh) || !tsh.sh_entsize ||
+	    elf_getshdrstrndx(syms->elf, &shstr_sym) ||
+	    elf_getshdrstrndx(run->elf, &shstr_run))
+		return -EBADMSG;
+	data = elf_getdata(table, NULL);
+	if (!data)
+		return -EBADMSG;
+	n = tsh.sh_size / tsh.sh_entsize;
+	for (i = 0; i < n; i++) {
+		int type, vis, is_label, is_func, is_obj;
+		const char *name, *secname;
+		size_t secstr = shstr_sym;
+		Elf *secelf = syms->elf;
+		GElf_Sym sym;
+		GElf_Shdr sh;
+		GElf_Phdr ph;
+		Elf_Scn *sec;
+		uint64_t value;
+
+		if (!gelf_getsym(data, i, &sym))
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		vis = GELF_ST_VISIBILITY(sym.st_other);
+		is_label = type == STT_NOTYPE && sym.st_name && sym.st_shndx != SHN_UNDEF &&
+			   sym.st_shndx != SHN_ABS && vis != STV_HIDDEN && vis != STV_INTERNAL;
+		is_func = (type == STT_FUNC || type == STT_GNU_IFUNC) && sym.st_name &&
+			  sym.st_shndx != SHN_UNDEF;
+		is_obj = type == STT_OBJECT && sym.st_name && sym.st_shndx != SHN_UNDEF;
+		if ((!is_label && !is_func && !is_obj) || sym.st_shndx == SHN_ABS ||
+		    sym.st_shndx >= SHN_LORESERVE)
+			continue;
+		sec = elf_getscn(syms->elf, sym.st_shndx);
+		if (!sec || !gelf_getshdr(sec, &sh))
+			return -EBADMSG;
+		if (!(sh.sh_flags & SHF_ALLOC))
+			continue;
+		/* A debug file's NOBITS sections: the runtime file's header. */
+		if (sh.sh_type == SHT_NOBITS) {
+			sec = elf_getscn(run->elf, sym.st_shndx);
+			if (!sec || !gelf_getshdr(sec, &sh))
+				return -EBADMSG;
+			secstr = shstr_run;
+			secelf = run->elf;
+		}
+		if (is_label) {
+			secname = elf_strptr(secelf, secstr, sh.sh_name);
+			if (!secname || (!strstr(secname, "text") && !strstr(secname, "data")))
+				continue;
+		}
+		name = elf_strptr(syms->elf, tsh.sh_link, sym.st_name);
+		if (!name)
+			continue;
+		value = sym.st_value;
+		if (!phdr_of(run->elf, value, &ph))
+			value -= ph.p_vaddr - ph.p_offset;
+		else
+			value -= sh.sh_addr - sh.sh_offset;
+		if (add_raw(d, value, sym.st_size, GELF_ST_BIND(sym.st_info), batch, name))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* dso__synthesize_plt_symbols(): NAME@plt for each .rela.plt (.rel.plt) entry. */
+static int load_plt(struct dso *d, struct elfsrc *run)
+{
+	GElf_Shdr rel_sh, plt_sh, dyn_sh;
+	Elf_Data *rel, *syms;
+	Elf_Scn *scn;
+	uint64_t off;
+	size_t i, n;
+
+	if (!run->dynsym || !gelf_getshdr(run->dynsym, &dyn_sh))
+		return 0;
+	scn = section_by_name(run->elf, ".rela.plt", &rel_sh, NULL);
+	if (!scn)
+		scn = section_by_name(run->elf, ".rel.plt", &rel_sh, NULL);
+	if (!scn || rel_sh.sh_link != run->dynsym_idx || !rel_sh.sh_entsize ||
+	    !section_by_name(run->elf, ".plt", &plt_sh, NULL))
+		return 0;
+	rel = elf_getdata(scn, NULL);
+	syms = elf_getdata(run->dynsym, NULL);
+	if (!rel || !syms)
+		return 0;
+	n = rel_sh.sh_size / rel_sh.sh_entsize;
+	off = plt_sh.sh_offset + plt_sh.sh_entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Rela ra;
+		GElf_Rel r;
+		GElf_Sym sym;
+		const char *name;
+		size_t idx;
+
+		if (rel_sh.sh_type == SHT_RELA) {
+			if (!gelf_getrela(rel, i, &ra))
+				return 0;
+			idx = GELF_R_SYM(ra.r_info);
+		} else {
+			if (!gelf_getrel(rel, i, &r))
+				return 0;
+			idx = GELF_R_SYM(r.r_info);
+		}
+		if (!gelf_getsym(syms, idx, &sym))
+			return 0;
+		name = elf_strptr(run->elf, dyn_sh.sh_link, sym.st_name);
+		if (add_raw(d, off, plt_sh.sh_entsize, STB_GLOBAL, BATCH_PLT, name ? name : ""))
+			return -ENOMEM;
+		off += plt_sh.sh_entsize;
+	}
+	return 0;
+}
+
+static int dso_read(struct dso *d)
+{
+	struct elfsrc cand[NR_CANDIDATES + 1], *syms = NULL, *run = NULL;
+	char path[PATH_MAX];
+	struct elfsrc self;
+	int i, nc = 0, ret = -ENOENT;
+
+	if (!strcmp(d->path, "[vdso]")) {
+		if (elfsrc_open_vdso(&cand[0]))
+			return -ENOENT;
+		nc = 1;
+		syms = cand[0].symtab ? &cand[0] : NULL;
+		run = cand[0].dynsym ? &cand[0] : NULL;
+		goto found;
+	}
+	/* The DSO's own build-id: debug files must match it. */
+	if (elfsrc_open(&self, d, d->path))
+		return -ENOENT;
+	d->bid_len = build_id_of(self.elf, d->bid);
+	elfsrc_close(&self);
+	if (d->want_bid_len && (d->want_bid_len != d->bid_len ||
+				memcmp(d->want_bid, d->bid, d->bid_len))) {
+		p_warn("%s: build-id differs from the one the process mapped: its frames will be [unknown]",
+		       d->path);
+		return -ENOENT;
+	}
+	for (i = 0; i < NR_CANDIDATES && !(syms && run); i++) {
+		struct elfsrc *s = &cand[nc];
+		int keep = 0;
+
+		if (candidate(d, i, path, sizeof(path)) || elfsrc_open(s, d, path))
+			continue;
+		if (!syms && s->symtab) {
+			syms = s;
+			keep = 1;
+		}
+		if (!run && s->dynsym) {
+			run = s;
+			keep = 1;
+		}
+		if (keep)
+			nc++;
+		else
+			elfsrc_close(s);
+	}
+found:
+	if (!syms && !run)
+		goto out;
+	if (!syms)
+		syms = run;
+	if (!run)
+		run = syms;
+	ret = 0;
+	if (syms->symtab)
+		ret = load_table(d, syms, run, syms->symtab, BATCH_SYMTAB);
+	if (!ret && syms->dynsym)
+		ret = load_table(d, syms, run, syms->dynsym, BATCH_DYNSYM);
+	if (!ret && d->nraw)
+		ret = load_plt(d, run);
+out:
+	for (i = 0; i < nc; i++)
+		elfsrc_close(&cand[i]);
+	return ret;
+}
+
+/* The table perf builds from the raw symbols (dso__load_sym(), then the plt). */
+static int dso_build(struct dso *d, int demangle)
+{
+	int batch, ret = 0;
+	uint32_t i;
+
+	d->tab = symtab__new();
+	if (!d->tab)
+		return -ENOMEM;
+	for (batch = 0; batch < NR_BATCHES && !ret; batch++) {
+		for (i = 0; i < d->nraw && !ret; i++) {
+			const struct rawsym *r = &d->raw[i];
+			const char *raw = d->names + r->name;
+			char *dem = NULL, *plt = NULL;
+			const char *name = raw;
+
+			if (r->batch != batch)
+				continue;
+			if (demangle && (dem = demangle__cxx(raw)))
+				name = dem;
+			if (batch == BATCH_PLT && asprintf(&plt, "%s@plt", name) > 0)
+				name = plt;
+			ret = symtab__add(d->tab, r->start, r->size, r->binding, name);
+			free(dem);
+			free(plt);
+		}
+		if (!ret && (ret = symtab__commit(d->tab)) > 0 && batch != BATCH_PLT) {
+			symtab__fixup_end(d->tab, 0);
+			symtab__fixup_duplicate(d->tab);
+		}
+		ret = ret < 0 ? ret : 0;
+	}
+	return ret;
+}
+
+int dso__resolve(struct dso *d, uint64_t off, int demangle, const char **name,
+		 uint64_t *symoff)
+{
+	const struct symtab_sym *s;
+
+	if (d->state == DSO_NEW)
+		d->state = dso_read(d) ? DSO_FAILED : DSO_LOADED;
+	if (d->state != DSO_LOADED)
+		return -ENOENT;
+	if (d->tab && d->tab_demangle != !!demangle) {
+		symtab__free(d->tab);
+		d->tab = NULL;
+	}
+	d->tab_demangle = !!demangle;
+	if (!d->tab && dso_build(d, demangle)) {
+		d->state = DSO_FAILED;
+		return -ENOENT;
+	}
+	s = symtab__find(d->tab, off);
+	if (!s)
+		return -ENOENT;
+	*name = symtab__name(d->tab, s);
+	*symoff = off - s->start;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/*
+ * Blob: struct dso_blob, the path (path_len bytes, NUL included), nraw
+ * struct rawsym, names_len bytes of names; each part padded to 8 bytes.
+ */
+struct dso_blob {
+	uint32_t state;		/* DSO_LOADED or DSO_FAILED */
+	uint32_t path_len;
+	uint32_t bid_len;
+	uint32_t nraw;
+	uint32_t names_len;
+	uint32_t reserved;
+	unsigned char bid[24];
+};
+
+#define PAD8(x)	(((x) + 7) & ~(size_t)7)
+
+int dso__save(const struct dso *d, int (*write)(void *ctx, const void *blob, size_t len),
+	      void *ctx)
+{
+	struct dso_blob b = { 0 };
+	size_t len, pos;
+	char *buf;
+	int ret;
+
+	b.state = d->state;
+	b.path_len = strlen(d->path) + 1;
+	b.bid_len = d->bid_len;
+	memcpy(b.bid, d->bid, d->bid_len);
+	if (d->state == DSO_LOADED) {
+		b.nraw = d->nraw;
+		b.names_len = d->names_len;
+	}
+	len = sizeof(b) + PAD8(b.path_len) + (size_t)b.nraw * sizeof(struct rawsym) +
+	      PAD8(b.names_len);
+	buf = calloc(1, len);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, &b, sizeof(b));
+	pos = sizeof(b);
+	memcpy(buf + pos, d->path, b.path_len);
+	pos += PAD8(b.path_len);
+	if (b.nraw)
+		memcpy(buf + pos, d->raw, b.nraw * sizeof(struct rawsym));
+	pos += b.nraw * sizeof(struct rawsym);
+	if (b.names_len)
+		memcpy(buf + pos, d->names, b.names_len);
+	ret = write(ctx, buf, len);
+	free(buf);
+	return ret;
+}
+
+const char *dso__blob_path(const void *blob, size_t len)
+{
+	const char *p = blob;
+	struct dso_blob b;
+
+	if (len < sizeof(b))
+		return NULL;
+	memcpy(&b, blob, sizeof(b));
+	if (!b.path_len || b.path_len > 4096 || len < sizeof(b) + b.path_len ||
+	    p[sizeof(b) + b.path_len - 1] != '\0')
+		return NULL;
+	return p + sizeof(b);
+}
+
+/* Check BLOB's layout: 0 and its header in *B, or -EBADMSG. */
+static int blob_check(const void *blob, size_t len, struct dso_blob *b)
+{
+	const unsigned char *p = blob;
+	size_t pos, need;
+	uint32_t i;
+
+	if (!dso__blob_path(blob, len))
+		return -EBADMSG;
+	memcpy(b, p, sizeof(*b));
+	if ((b->state != DSO_LOADED && b->state != DSO_FAILED) ||
+	    b->bid_len > DSO_BUILD_ID_MAX || b->nraw > (1U << 24) || b->names_len > (1U << 28))
+		return -EBADMSG;
+	pos = sizeof(*b) + PAD8(b->path_len);
+	need = pos + (size_t)b->nraw * sizeof(struct rawsym) + b->names_len;
+	if (len < need || (b->names_len && p[need - 1] != '\0'))
+		return -EBADMSG;
+	for (i = 0; i < b->nraw; i++) {
+		struct rawsym r;
+
+		memcpy(&r, p + pos + (size_t)i * sizeof(r), sizeof(r));
+		if (r.name >= b->names_len || r.batch >= NR_BATCHES)
+			return -EBADMSG;
+	}
+	return 0;
+}
+
+int dso__blob_view(const void *blob, size_t len, struct dso_blob_view *v)
+{
+	const unsigned char *p = blob;
+	struct dso_blob b;
+	size_t pos;
+
+	if (blob_check(blob, len, &b))
+		return -EBADMSG;
+	pos = sizeof(b) + PAD8(b.path_len);
+	v->path = (const char *)p + sizeof(b);
+	v->build_id = p + offsetof(struct dso_blob, bid);
+	v->build_id_len = b.bid_len;
+	v->loaded = b.state == DSO_LOADED;
+	v->nr = b.nraw;
+	v->syms = p + pos;
+	v->names = (const char *)p + pos + (size_t)b.nraw * sizeof(struct rawsym);
+	return 0;
+}
+
+void dso__blob_sym(const struct dso_blob_view *v, uint32_t i, struct dso_blob_sym *s)
+{
+	struct rawsym r;
+
+	memcpy(&r, (const unsigned char *)v->syms + (size_t)i * sizeof(r), sizeof(r));
+	s->start = r.start;
+	s->size = r.size;
+	s->name = v->names + r.name;
+	s->binding = r.binding;
+	s->plt = r.batch == BATCH_PLT;
+}
+
+int dso__load_blob(struct dso *d, const void *blob, size_t len)
+{
+	const unsigned char *p = blob;
+	struct dso_blob b;
+	size_t pos;
+
+	if (blob_check(blob, len, &b))
+		return -EBADMSG;
+	pos = sizeof(b) + PAD8(b.path_len);
+	dso_clear(d);
+	d->state = DSO_FAILED;
+	d->bid_len = b.bid_len;
+	memcpy(d->bid, b.bid, b.bid_len);
+	d->raw = malloc((size_t)b.nraw * sizeof(struct rawsym) + 1);
+	d->names = malloc(b.names_len + 1);
+	if (!d->raw || !d->names)
+		return -ENOMEM;
+	memcpy(d->raw, p + pos, (size_t)b.nraw * sizeof(struct rawsym));
+	memcpy(d->names, p + pos + (size_t)b.nraw * sizeof(struct rawsym), b.names_len);
+	d->nraw = d->raw_cap = b.nraw;
+	d->names_len = d->names_cap = b.names_len;
+	d->state = b.state;
+	return 0;
+}

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * framecache.c - open-addressing tables of frames and of (symbol, DSO)
+ * ids, lines in a chunked arena (pointers stay valid until a restart).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util/fmt.h"
+#include "lib/symbols/framecache.h"
+
+#define KERNEL_PID	0xffffffffU	/* key of kernel frames */
+#define HIDDEN_PID	0xfffffffeU	/* kernel frames not to look up */
+#define CHUNK		(1U << 20)
+#define SEEN_SLOTS	(1U << 16)	/* hashes of chains seen once */
+
+struct entry {
+	uint64_t addr;
+	uint32_t pid, gen;	/* gen 0: free slot */
+	struct out_frame f;
+};
+
+struct symkey {
+	const char *sym, *dso;
+	uint32_t kernel, id;
+	int used;
+};
+
+struct chunk {
+	struct chunk *next;
+	size_t used;
+	char data[];
+};
+
+/* A whole call chain: its key, then its frames, then their lines. */
+struct stack {
+	uint64_t hash;
+	uint32_t nkey, nr;
+	uint64_t key[];
+};
+
+struct framecache {
+	struct entry *tab;
+	uint32_t cap, nr;
+	struct stack **stacks;
+	uint32_t stacks_cap, nr_stacks;
+	struct chunk *stack_chunks;
+	size_t stack_bytes;
+	uint64_t *seen;			/* [SEEN_SLOTS], by hash */
+	struct symkey *keys;
+	uint32_t keys_cap, nr_ids;
+	struct chunk *chunks;
+	size_t bytes;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+struct framecache *framecache__new(void)
+{
+	struct framecache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->cap = 4096;
+	c->tab = calloc(c->cap, sizeof(*c->tab));
+	c->keys_cap = 1024;
+	c->keys = calloc(c->keys_cap, sizeof(*c->keys));
+	c->seen = calloc(SEEN_SLOTS, sizeof(*c->seen));
+	if (!c->tab || !c->keys || !c->seen) {
+		framecache__free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void free_list(struct chunk **list, size_t *bytes)
+{
+	while (*list) {
+		struct chunk *n = (*list)->next;
+
+		free(*list);
+		*list = n;
+	}
+	*bytes = 0;
+}
+
+static void free_chunks(struct framecache *c)
+{
+	free_list(&c->chunks, &c->bytes);
+}
+
+void framecache__free(struct framecache *c)
+{
+	if (!c)
+		return;
+	free_chunks(c);
+	free_list(&c->stack_chunks, &c->stack_bytes);
+	free(c->stacks);
+	free(c->seen);
+	free(c->tab);
+	free(c->keys);
+	free(c);
+}
+
+static char *chunk_alloc(struct chunk **list, size_t *bytes, size_t len)
+{
+	struct chunk *ch = *list;
+
+	len = (len + 7) & ~(size_t)7;
+	if (!ch || ch->used + len > CHUNK) {
+		size_t size = len > CHUNK ? len : CHUNK;
+
+		ch = malloc(sizeof(*ch) + size);
+		if (!ch)
+			return NULL;
+		ch->used = 0;
+		/* A long line gets a chunk of its own, behind the current one. */
+		if (len > CHUNK && *list) {
+			ch->next = (*list)->next;
+			(*list)->next = ch;
+		} else {
+			ch->next = *list;
+			*list = ch;
+		}
+		*bytes += size;
+	}
+	ch->used += len;
+	return ch->data + ch->used - len;
+}
+
+static char *arena_alloc(struct framecache *c, size_t len)
+{
+	return chunk_alloc(&c->chunks, &c->bytes, len);
+}
+
+/* The id of (SYM, DSO, KERNEL); names are the symbol tables' own strings. */
+static int sym_id(struct framecache *c, const char *sym, const char *dso, int kernel,
+		  uint32_t *id)
+{
+	uint32_t i, mask;
+
+	if ((c->nr_ids + 1) * 2 > c->keys_cap) {
+		uint32_t ncap = c->keys_cap * 2, j;
+		struct symkey *nk = calloc(ncap, sizeof(*nk));
+
+		if (!nk)
+			return -ENOMEM;
+		for (j = 0; j < c->keys_cap; j++) {
+			struct symkey *k = &c->keys[j];
+
+			if (!k->used)
+				continue;
+			i = mix((uintptr_t)k->sym ^ mix((uintptr_t)k->dso + k->kernel)) & (ncap - 1);
+			while (nk[i].used)
+				i = (i + 1) & (ncap - 1);
+			nk[i] = *k;
+		}
+		free(c->keys);
+		c->keys = nk;
+		c->keys_cap = ncap;
+	}
+	mask = c->keys_cap - 1;
+	i = mix((uintptr_t)sym ^ mix((uintptr_t)dso + kernel)) & mask;
+	while (c->keys[i].used) {
+		struct symkey *k = &c->keys[i];
+
+		if (k->sym == sym && k->dso == dso && k->kernel == (uint32_t)kernel) {
+			*id = k->id;
+			return 0;
+		}
+		i = (i + 1) & mask;
+	}
+	c->keys[i] = (struct symkey){ .sym = sym, .dso = dso, .kernel = kernel,
+				      .id = c->nr_ids++, .used = 1 };
+	*id = c->keys[i].id;
+	return 0;
+}
+
+/* "\t%16llx %s+0x%llx (%s)\n", or "[unknown]" without offset. */
+static int make_line(struct framecache *c, struct out_frame *f)
+{
+	size_t sym_len = f->sym ? strlen(f->sym) : 0, dso_len = strlen(f->dso);
+	char *line, *p;
+
+	/* Tab, 16+ hex digits, " ", name, "+0x" and 16 digits, " (", dso, ")\n". */
+	line = arena_alloc(c, 1 + 16 + 1 + sym_len + 9 + 3 + 16 + 2 + dso_len + 2);
+	if (!line)
+		return -ENOMEM;
+	p = line;
+	*p++ = '\t';
+	p = fmt_hex_pad(p, f->addr, 16);
+	*p++ = ' ';
+	if (f->sym) {
+		p = fmt_str(p, f->sym, sym_len);
+		p = fmt_hex(fmt_str(p, "+0x", 3), f->off);
+	} else {
+		p = fmt_str(p, "[unknown]", 9);
+	}
+	p = fmt_str(p, " (", 2);
+	p = fmt_str(p, f->dso, dso_len);
+	p = fmt_str(p, ")\n", 2);
+	f->line = line;
+	f->line_len = p - line;
+	return sym_id(c, f->sym, f->dso, f->kernel, &f->sym_id);
+}
+
+void framecache__trim(struct framecache *c)
+{
+	if (c->stack_bytes >= FRAMECACHE_MAX_BYTES) {
+		memset(c->stacks, 0, c->stacks_cap * sizeof(*c->stacks));
+		c->nr_stacks = 0;
+		free_list(&c->stack_chunks, &c->stack_bytes);
+	}
+	if (c->bytes < FRAMECACHE_MAX_BYTES)
+		return;
+	memset(c->tab, 0, c->cap * sizeof(*c->tab));
+	c->nr = 0;
+	free_chunks(c);
+}
+
+/* Two lanes (even and odd words): half the multiply chain's latency. */
+static uint64_t hash_key(const uint64_t *key, unsigned int n)
+{
+	uint64_t a = 0x9e3779b97f4a7c15ULL, b = 0xc2b2ae3d27d4eb4fULL;
+	unsigned int i;
+
+	for (i = 0; i + 1 < n; i += 2) {
+		a = (a ^ key[i]) * 0xff51afd7ed558ccdULL;
+		b = (b ^ key[i + 1]) * 0xc4ceb9fe1a85ec53ULL;
+	}
+	if (i < n)
+		a = (a ^ key[i]) * 0xff51afd7ed558ccdULL;
+	return mix(a ^ (b >> 1) ^ n);
+}
+
+static struct out_frame *stack_frames(struct stack *st)
+{
+	return (struct out_frame *)(st->key + st->nkey);
+}
+
+const struct out_frame *framecache__stack_find(struct framecache *c, const uint64_t *key,
+					       unsigned int nkey, unsigned int *nr)
+{
+	uint64_t h = hash_key(key, nkey);
+	uint32_t i, mask = c->stacks_cap - 1;
+	struct stack *st;
+
+	if (!c->stacks_cap)
+		return NULL;
+	for (i = h & mask; (st = c->stacks[i]); i = (i + 1) & mask) {
+		if (st->hash == h && st->nkey == nkey &&
+		    !memcmp(st->key, key, nkey * sizeof(*key))) {
+			*nr = st->nr;
+			return stack_frames(st);
+		}
+	}
+	return NULL;
+}
+
+static int stacks_grow(struct framecache *c)
+{
+	uint32_t ncap = c->stacks_cap ? c->stacks_cap * 2 : 1024, j;
+	struct stack **nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (j = 0; j < c->stacks_cap; j++) {
+		struct stack *st = c->stacks[j];
+		uint32_t i;
+
+		if (!st)
+			continue;
+		for (i = st->hash & (ncap - 1); nt[i]; i = (i + 1) & (ncap - 1))
+			;
+		nt[i] = st;
+	}
+	free(c->stacks);
+	c->stacks = nt;
+	c->stacks_cap = ncap;
+	return 0;
+}
+
+const struct out_frame *framecache__stack_add(struct framecache *c, const uint64_t *key,
+					      unsigned int nkey, const struct out_frame *f,
+					      unsigned int nr)
+{
+	size_t text = 0, size;
+	struct out_frame *sf;
+	struct stack *st;
+	unsigned int i;
+	uint32_t j;
+	char *p;
+
+	uint64_t h = hash_key(key, nkey);
+
+	/* The first sighting only leaves its hash (a slot may be shared: then later). */
+	if (c->seen[h & (SEEN_SLOTS - 1)] != h) {
+		c->seen[h & (SEEN_SLOTS - 1)] = h;
+		return NULL;
+	}
+	if ((c->nr_stacks + 1) * 2 > c->stacks_cap && stacks_grow(c))
+		return NULL;
+	for (i = 0; i < nr; i++)
+		text += f[i].line_len;
+	size = sizeof(*st) + nkey * sizeof(*key) + nr * sizeof(*f) + text;
+	st = (struct stack *)chunk_alloc(&c->stack_chunks, &c->stack_bytes, size);
+	if (!st)
+		return NULL;
+	st->hash = h;
+	st->nkey = nkey;
+	st->nr = nr;
+	memcpy(st->key, key, nkey * sizeof(*key));
+	sf = stack_frames(st);
+	/* The lines back to back, so the script output copies them at once. */
+	p = (char *)(sf + nr);
+	for (i = 0; i < nr; i++) {
+		sf[i] = f[i];
+		sf[i].line = p;
+		p = fmt_str(p, f[i].line, f[i].line_len);
+	}
+	for (j = st->hash & (c->stacks_cap - 1); c->stacks[j]; j = (j + 1) & (c->stacks_cap - 1))
+		;
+	c->stacks[j] = st;
+	c->nr_stacks++;
+	return sf;
+}
+
+static int grow(struct framecache *c)
+{
+	uint32_t ncap = c->cap * 2, j;
+	struct entry *nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (j = 0; j < c->cap; j++) {
+		struct entry *e = &c->tab[j];
+		uint32_t i;
+
+		if (!e->gen)
+			continue;
+		i = mix(e->addr ^ ((uint64_t)e->pid << 40)) & (ncap - 1);
+		while (nt[i].gen)
+			i = (i + 1) & (ncap - 1);
+		nt[i] = *e;
+	}
+	free(c->tab);
+	c->tab = nt;
+	c->cap = ncap;
+	return 0;
+}
+
+/* The slot of (PID, ADDR): found (1) or free for it (0); NULL: no room. */
+static struct entry *slot(struct framecache *c, uint32_t pid, uint64_t addr, int *found)
+{
+	uint32_t i, mask;
+
+	if ((c->nr + 1) * 2 > c->cap && grow(c))
+		return NULL;
+	mask = c->cap - 1;
+	i = mix(addr ^ ((uint64_t)pid << 40)) & mask;
+	while (c->tab[i].gen) {
+		if (c->tab[i].addr == addr && c->tab[i].pid == pid) {
+			*found = 1;
+			return &c->tab[i];
+		}
+		i = (i + 1) & mask;
+	}
+	*found = 0;
+	return &c->tab[i];
+}
+
+static void fill_user(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
+		      struct out_frame *f, int *stable)
+{
+	struct usym r;
+
+	usyms__resolve(u, pid, time, addr, &r);
+	f->addr = r.addr;
+	f->kernel = 0;
+	f->sym = r.name;
+	f->off = r.off;
+	f->dso = r.dso;
+	f->line = NULL;
+	f->line_len = 0;
+	*stable = r.stable;
+}
+
+int framecache__user(struct framecache *c, struct usyms *u, uint32_t pid, uint32_t gen,
+		     uint64_t time, uint64_t addr, struct out_frame *f)
+{
+	struct entry *e;
+	int found, stable;
+
+	e = slot(c, pid, addr, &found);
+	if (e && found && e->gen == gen) {
+		*f = e->f;
+		return 0;
+	}
+	fill_user(u, pid, time, addr, f, &stable);
+	if (make_line(c, f))
+		return -ENOMEM;
+	/* Time-dependent answers (several maps over ADDR) are not kept. */
+	if (!stable)
+		return 1;
+	/* (Generation 0, a pid without maps, marks free slots: not kept either.) */
+	if (!e || !gen)
+		return 0;
+	if (!found)
+		c->nr++;
+	e->addr = addr;
+	e->pid = pid;
+	e->gen = gen;
+	e->f = *f;
+	return 0;
+}
+
+int framecache__kernel(struct framecache *c, const struct ksyms *k, uint64_t addr,
+		       struct out_frame *f)
+{
+	uint32_t pid = !k ? HIDDEN_PID : KERNEL_PID;
+	struct entry *e;
+	int found;
+
+	e = slot(c, pid, addr, &found);
+	if (e && found) {
+		*f = e->f;
+		return 0;
+	}
+	f->addr = addr;
+	f->kernel = 1;
+	f->sym = NULL;
+	f->off = 0;
+	f->dso = "[kernel.kallsyms]";
+	if (addr && pid == KERNEL_PID && ksyms__resolve(k, addr, &f->sym, &f->off, &f->dso))
+		f->sym = NULL;
+	if (make_line(c, f))
+		return -ENOMEM;
+	if (!e)
+		return 0;
+	c->nr++;
+	e->addr = addr;
+	e->pid = pid;
+	e->gen = 1;
+	e->f = *f;
+	return 0;
+}

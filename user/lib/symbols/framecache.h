@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * framecache.h - every distinct frame symbolized and formatted once.
+ *
+ * A user frame is kept per (pid, address) while the process's maps stay
+ * as they were (usyms__generation()) and the lookup did not depend on the
+ * sample's time (usym.stable); a kernel frame per address.  Each entry
+ * holds the symbolized frame, its perf-script line, and the id of its
+ * (symbol, DSO) pair, so outputs can count per symbol without hashing
+ * names.  Memory is bounded: past FRAMECACHE_MAX_BYTES of lines, or of
+ * call chains, framecache__trim() starts that part over (ids stay); a call
+ * chain is kept from its second sighting on, so chains seen once do not
+ * push out the ones that repeat.
+ */
+#ifndef KPROFCAT_FRAMECACHE_H
+#define KPROFCAT_FRAMECACHE_H
+
+#include <stdint.h>
+
+#include "lib/symbols/ksyms.h"
+#include "lib/stream/output.h"
+#include "lib/symbols/usyms.h"
+
+#define FRAMECACHE_MAX_BYTES	(8U << 20)
+
+struct framecache;
+
+struct framecache *framecache__new(void);
+void framecache__free(struct framecache *c);
+/*
+ * Fill F for the user frame ADDR of PID (maps generation GEN) at TIME:
+ * 0, or 1 when the answer depends on TIME (not kept), -ENOMEM.
+ */
+int framecache__user(struct framecache *c, struct usyms *u, uint32_t pid, uint32_t gen,
+		     uint64_t time, uint64_t addr, struct out_frame *f);
+/* Kernel frame ADDR; K NULL: no symbols, the address is not looked up. */
+int framecache__kernel(struct framecache *c, const struct ksyms *k, uint64_t addr,
+		       struct out_frame *f);
+/* Between samples: start over if the lines grew too big (frames filled before are void). */
+void framecache__trim(struct framecache *c);
+/*
+ * Whole call chains: the frames made for KEY (NKEY words naming the
+ * process, its maps' generation and the addresses), or NULL.  A chain is
+ * kept only if none of its frames depended on the sample's time.  Their
+ * lines lie back to back.  Valid until framecache__trim().
+ */
+const struct out_frame *framecache__stack_find(struct framecache *c, const uint64_t *key,
+					       unsigned int nkey, unsigned int *nr);
+/* Keep a copy of F[NR] for KEY; returns it, or NULL (not kept: first sighting, no memory). */
+const struct out_frame *framecache__stack_add(struct framecache *c, const uint64_t *key,
+					      unsigned int nkey, const struct out_frame *f,
+					      unsigned int nr);
+
+#endif

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ksyms.c - /proc/kallsyms lookup.
+ *
+ * The symbols perf 6.1 keeps (types T, W, D, B in either case), with its
+ * choice among aliases and its symbol ends (symtab.h): kallsyms has no
+ * sizes, so a symbol ends where the next one starts, and the last one of
+ * the core kernel or of a module a page on.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gelf.h>
+
+#include "lib/symbols/ksyms.h"
+#include "lib/util/print.h"
+#include "lib/symbols/symtab.h"
+
+#define KERNEL_DSO	"[kernel.kallsyms]"
+
+struct ksyms {
+	char *text;
+	size_t len;
+	struct symtab *tab;
+	/* Per symbol of TAB (its name cut before "\t[module]"): the DSO. */
+	const char **dsos;
+	int hidden;
+};
+
+/* kallsyms2elf_binding() */
+static int ksym_binding(char type)
+{
+	if (type == 'W')
+		return STB_WEAK;
+	return type >= 'A' && type <= 'Z' ? STB_GLOBAL : STB_LOCAL;
+}
+
+/* strtoull(S, END, 16) for kallsyms' fixed-width addresses, up to LIMIT. */
+static unsigned long long parse_hex(const char *s, const char *limit, const char **end)
+{
+	unsigned long long v = 0;
+
+	for (; s < limit; s++) {
+		unsigned int d = *s >= '0' && *s <= '9' ? *s - '0' :
+				 (*s | 0x20) >= 'a' && (*s | 0x20) <= 'f' ? (*s | 0x20) - 'a' + 10 : 16;
+
+		if (d > 15)
+			break;
+		v = v << 4 | d;
+	}
+	*end = s;
+	return v;
+}
+
+/* Split "name\t[module]" into the name and the DSO perf prints. */
+static int ksyms_split(struct ksyms *k)
+{
+	size_t i, nr = symtab__count(k->tab);
+
+	k->dsos = calloc(nr + 1, sizeof(*k->dsos));
+	if (!k->dsos)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		const char *tab = strchr(symtab__name(k->tab, symtab__sym(k->tab, i)), '\t');
+
+		k->dsos[i] = tab && tab[1] == '[' ? tab + 1 : KERNEL_DSO;
+	}
+	symtab__cut_names(k->tab, '\t');
+	return 0;
+}
+
+/*
+ * As perf 6.1 loads kallsyms: every T/W/D/B symbol (either case) in file
+ * order with size zero, symbols__fixup_end() (kallsyms flavour), then
+ * symbols__fixup_duplicate().
+ */
+struct ksyms *ksyms__new(const char *text, size_t len)
+{
+	struct ksyms *k = calloc(1, sizeof(*k));
+	size_t seen = 0;
+	const char *p, *end;
+
+	if (!k)
+		return NULL;
+	k->text = malloc(len + 1);
+	k->tab = symtab__new();
+	if (!k->text || !k->tab)
+		goto fail;
+	memcpy(k->text, text, len);
+	k->text[len] = '\0';
+	k->len = len;
+	k->hidden = 1;
+	end = k->text + len;
+	for (p = k->text; p < end; ) {
+		const char *nl = memchr(p, '\n', end - p), *line = p, *e;
+		char name[512], type;
+		unsigned long long addr;
+		size_t n;
+
+		if (!nl)
+			nl = end;
+		p = nl + 1;
+		addr = parse_hex(line, nl, &e);
+		if (e == line || *e != ' ' || e + 3 > nl || e[2] != ' ')
+			continue;
+		type = e[1];
+		seen++;
+		if (addr)
+			k->hidden = 0;
+		/* symbol_type__filter(); '$' names are ARM mapping symbols. */
+		if (!(type & ~0x20) || !strchr("TWDB", type & ~0x20) || e[3] == '$')
+			continue;
+		n = nl - (e + 3);
+		if (n >= sizeof(name))
+			n = sizeof(name) - 1;
+		memcpy(name, e + 3, n);
+		name[n] = '\0';
+		if (symtab__add(k->tab, addr, 0, ksym_binding(type), name))
+			goto fail;
+	}
+	if (!seen)
+		k->hidden = 0;
+	if (symtab__commit(k->tab) < 0)
+		goto fail;
+	symtab__fixup_end(k->tab, 1);
+	symtab__fixup_duplicate(k->tab);
+	if (ksyms_split(k))
+		goto fail;
+	return k;
+fail:
+	ksyms__free(k);
+	return NULL;
+}
+
+struct ksyms *ksyms__load(const char *path)
+{
+	struct ksyms *k;
+	size_t len = 0, cap = 1 << 20, n;
+	char *buf = malloc(cap);
+	FILE *f = fopen(path, "r");
+
+	if (!f || !buf) {
+		p_warn("cannot read %s (%s): kernel frames will be [unknown]",
+		       path, f ? strerror(ENOMEM) : strerror(errno));
+		if (f)
+			fclose(f);
+		free(buf);
+		return ksyms__new("", 0);
+	}
+	while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += n;
+		if (len == cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	k = ksyms__new(buf, len);
+	free(buf);
+	if (k && k->hidden) {
+		FILE *kr = fopen("/proc/sys/kernel/kptr_restrict", "r");
+		int val = -1;
+
+		if (kr) {
+			if (fscanf(kr, "%d", &val) != 1)
+				val = -1;
+			fclose(kr);
+		}
+		p_warn("kernel address maps (%s) are restricted (kernel.kptr_restrict=%d): kernel frames will be [unknown]; run as root or set /proc/sys/kernel/kptr_restrict to 0",
+		       path, val);
+	}
+	return k;
+}
+
+void ksyms__free(struct ksyms *k)
+{
+	if (!k)
+		return;
+	free(k->dsos);
+	symtab__free(k->tab);
+	free(k->text);
+	free(k);
+}
+
+int ksyms__resolve(const struct ksyms *k, uint64_t addr, const char **name,
+		   uint64_t *off, const char **dso)
+{
+	const struct symtab_sym *s;
+	size_t i;
+
+	*dso = KERNEL_DSO;
+	if (k->hidden)
+		return -ENOENT;
+	s = symtab__find(k->tab, addr);
+	if (!s)
+		return -ENOENT;
+	i = s - symtab__sym(k->tab, 0);
+	*dso = k->dsos[i];
+	*name = symtab__name(k->tab, s);
+	*off = addr - s->start;
+	return 0;
+}
+
+int ksyms__hidden(const struct ksyms *k)
+{
+	return k->hidden;
+}
+
+size_t ksyms__count(const struct ksyms *k)
+{
+	return symtab__count(k->tab);
+}
+
+const char *ksyms__text(const struct ksyms *k, size_t *len)
+{
+	*len = k->len;
+	return k->text;
+}

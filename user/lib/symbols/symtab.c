@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * symtab.c - perf's symbol choice (see symtab.h; the rules are those of
+ * tools/perf/util/symbol.c in Linux 6.1).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gelf.h>
+
+#include "lib/symbols/symtab.h"
+
+struct symtab {
+	struct symtab_sym *syms;	/* sorted by start, stable */
+	size_t nr, cap;
+	struct symtab_sym *batch;	/* queued by symtab__add() */
+	size_t nbatch, batch_cap;
+	char *names;
+	size_t names_len, names_cap;
+};
+
+struct symtab *symtab__new(void)
+{
+	return calloc(1, sizeof(struct symtab));
+}
+
+void symtab__free(struct symtab *t)
+{
+	if (!t)
+		return;
+	free(t->syms);
+	free(t->batch);
+	free(t->names);
+	free(t);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	n = realloc(*p, ncap * size);
+	if (!n)
+		return -ENOMEM;
+	*p = n;
+	*cap = ncap;
+	return 0;
+}
+
+int symtab__add(struct symtab *t, uint64_t start, uint64_t size, int binding,
+		const char *name)
+{
+	size_t len = strlen(name) + 1;
+	struct symtab_sym *s;
+
+	if (grow((void **)&t->batch, &t->batch_cap, t->nbatch + 1, sizeof(*t->batch)) ||
+	    grow((void **)&t->names, &t->names_cap, t->names_len + len, 1) ||
+	    t->names_len + len > UINT32_MAX)
+		return -ENOMEM;
+	memcpy(t->names + t->names_len, name, len);
+	s = &t->batch[t->nbatch++];
+	s->start = start;
+	/* symbol__new(): a symbol of size zero ends where it starts. */
+	s->end = start + size;
+	s->name = t->names_len;
+	s->binding = binding;
+	t->names_len += len;
+	return 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct symtab_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* Stable: names are appended in insertion order. */
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+int symtab__commit(struct symtab *t)
+{
+	size_t i = t->nr, j = t->nbatch, k = t->nr + t->nbatch;
+	int n = t->nbatch;
+
+	if (grow((void **)&t->syms, &t->cap, k, sizeof(*t->syms)))
+		return -ENOMEM;
+	/* kallsyms and most symbol tables come sorted already. */
+	for (j = 1; j < t->nbatch && t->batch[j - 1].start <= t->batch[j].start; j++)
+		;
+	if (j < t->nbatch)
+		qsort(t->batch, t->nbatch, sizeof(*t->batch), by_start);
+	j = t->nbatch;
+	/* Merge from the end; on equal starts the table's symbols go first. */
+	while (j) {
+		if (i && t->syms[i - 1].start > t->batch[j - 1].start)
+			t->syms[--k] = t->syms[--i];
+		else
+			t->syms[--k] = t->batch[--j];
+	}
+	t->nr += t->nbatch;
+	t->nbatch = 0;
+	free(t->batch);
+	t->batch = NULL;
+	t->batch_cap = 0;
+	return n;
+}
+
+static uint64_t page_after(uint64_t x)
+{
+	return ((x + 4095) & ~4095ULL) + 4096;
+}
+
+void symtab__fixup_end(struct symtab *t, int kallsyms)
+{
+	size_t i;
+
+	for (i = 1; i < t->nr; i++) {
+		struct symtab_sym *prev = &t->syms[i - 1], *curr = &t->syms[i];
+
+		if (prev->end != prev->start)
+			continue;
+		if (kallsyms && !strchr(t->names + prev->name, '[') !=
+				!strchr(t->names + curr->name, '['))
+			prev->end = ((prev->end + 4096 + 4095) & ~4095ULL);
+		else
+			prev->end = curr->start;
+	}
+	if (t->nr && t->syms[t->nr - 1].end == t->syms[t->nr - 1].start)
+		t->syms[t->nr - 1].end = page_after(t->syms[t->nr - 1].start);
+}
+
+static size_t underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* choose_best_symbol(): whether A (before B in the table) stays. */
+static int keep_first(const struct symtab *t, const struct symtab_sym *a,
+		      const struct symtab_sym *b)
+{
+	const char *na = t->names + a->name, *nb = t->names + b->name;
+	int aw = a->binding == STB_WEAK, bw = b->binding == STB_WEAK;
+	int ag = a->binding == STB_GLOBAL, bg = b->binding == STB_GLOBAL;
+	uint64_t as = a->end - a->start, bs = b->end - b->start;
+	size_t au, bu, al, bl;
+
+	if (!bs && as)
+		return 1;
+	if (!as && bs)
+		return 0;
+	if (aw != bw)
+		return bw;
+	if (ag != bg)
+		return ag;
+	au = underscores(na);
+	bu = underscores(nb);
+	if (au != bu)
+		return au < bu;
+	al = strlen(na);
+	bl = strlen(nb);
+	if (al != bl)
+		return al > bl;
+	/* arch__choose_best_symbol(): avoid the "SyS" syscall aliases. */
+	return strncmp(na, "SyS", 3) && strncmp(na, "compat_SyS", 10);
+}
+
+void symtab__fixup_duplicate(struct symtab *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->nr; i++) {
+		if (n && t->syms[n - 1].start == t->syms[i].start) {
+			if (!keep_first(t, &t->syms[n - 1], &t->syms[i]))
+				t->syms[n - 1] = t->syms[i];
+			continue;
+		}
+		t->syms[n++] = t->syms[i];
+	}
+	t->nr = n;
+}
+
+const struct symtab_sym *symtab__find(const struct symtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->nr;
+	const struct symtab_sym *s;
+
+	while (lo < hi) {	/* first symbol starting after ADDR */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &t->syms[lo - 1];
+	if (addr < s->end || addr == s->start)
+		return s;
+	return NULL;
+}
+
+const char *symtab__name(const struct symtab *t, const struct symtab_sym *s)
+{
+	return t->names + s->name;
+}
+
+void symtab__cut_names(struct symtab *t, char c)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr; i++) {
+		char *p = strchr(t->names + t->syms[i].name, c);
+
+		if (p)
+			*p = '\0';
+	}
+}
+
+size_t symtab__count(const struct symtab *t)
+{
+	return t->nr;
+}
+
+const struct symtab_sym *symtab__sym(const struct symtab *t, size_t i)
+{
+	return &t->syms[i];
+}

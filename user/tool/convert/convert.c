@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * convert.c - `kprofcat convert --to-perf-data|--to-pprof OUT -i CAP`: the
+ * command line, and the capture's non-record sections every converter
+ * needs (META, KALLSYMS, PEV, STATS).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/kprof.h>
+
+#include "lib/capture/capture.h"
+#include "tool/convert/convert.h"
+#include "lib/util/print.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: kprofcat convert --to-perf-data OUT -i CAPTURE [-p PID]\n"
+"       kprofcat convert --to-pprof OUT -i CAPTURE [-p PID]\n"
+"\n"
+"Writes the samples `kprofcat -i CAPTURE` prints in another format:\n"
+"  --to-perf-data OUT  perf.data for perf report / perf script; the capture's\n"
+"                      kernel symbols go to OUT.kallsyms and its DSO symbols\n"
+"                      to OUT.symfs/: perf report -i OUT --kallsyms\n"
+"                      OUT.kallsyms --symfs OUT.symfs names what kprofcat -i\n"
+"                      names, on any machine\n"
+"  --to-pprof OUT      gzipped profile.proto for go tool pprof, Pyroscope, Parca\n"
+"  -i, --input FILE    the capture (kprofcat -o FILE)\n"
+"  -p, --pid PID       keep only samples of process PID\n"
+"  -h, --help          this text\n");
+}
+
+/* META "KEY=value" line into BUF (truncated to LEN), or leave BUF alone. */
+static void meta_value(const char *meta, size_t mlen, const char *key, char *buf, size_t len)
+{
+	size_t klen = strlen(key);
+	const char *p = meta, *end = meta + mlen;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		const char *le = nl ? nl : end;
+
+		if ((size_t)(le - p) > klen && !memcmp(p, key, klen) && p[klen] == '=') {
+			size_t n = le - p - klen - 1;
+
+			if (n >= len)
+				n = len - 1;
+			memcpy(buf, p + klen + 1, n);
+			buf[n] = '\0';
+			return;
+		}
+		p = le + 1;
+	}
+}
+
+static int add_pev(struct convert_input *in, const void *data, size_t len, size_t *cap)
+{
+	struct pev e;
+
+	if (capture__pev(data, len, &e)) {
+		p_err("capture %s: malformed process event", in->path);
+		return -EBADMSG;
+	}
+	if (in->nr_pevs == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 256;
+		struct pev *n = realloc(in->pevs, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		in->pevs = n;
+		*cap = ncap;
+	}
+	if (e.path) {
+		e.path = strdup(e.path);
+		if (!e.path)
+			return -ENOMEM;
+	}
+	in->pevs[in->nr_pevs++] = e;
+	return 0;
+}
+
+int convert__load(const char *path, struct convert_input *in)
+{
+	struct capture_reader *r;
+	uint32_t type, arg;
+	const void *data;
+	size_t len, cap = 0;
+	char num[32];
+	int ret;
+
+	memset(in, 0, sizeof(*in));
+	in->path = path;
+	strcpy(in->event, "unknown");
+	if (capture__check(path))
+		return -EINVAL;
+	r = capture__open(path);
+	if (!r)
+		return -EINVAL;
+	snprintf(in->writer, sizeof(in->writer), "%s", capture__writer_version(r));
+	while ((ret = capture__next(r, &type, &arg, &data, &len)) > 0) {
+		switch (type) {
+		case KPCAP_META:
+			meta_value(data, len, "event", in->event, sizeof(in->event));
+			meta_value(data, len, "hostname", in->hostname, sizeof(in->hostname));
+			meta_value(data, len, "release", in->release, sizeof(in->release));
+			meta_value(data, len, "command", in->command, sizeof(in->command));
+			num[0] = '\0';
+			meta_value(data, len, "sample", num, sizeof(num));
+			in->sample = strtoull(num, NULL, 10);
+			num[0] = '\0';
+			meta_value(data, len, "freq", num, sizeof(num));
+			in->freq = num[0] == '1';
+			break;
+		case KPCAP_KALLSYMS:
+			if (in->kallsyms)
+				break;
+			in->kallsyms = malloc(len + 1);
+			if (!in->kallsyms) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			memcpy(in->kallsyms, data, len);
+			in->kallsyms[len] = '\0';
+			in->kallsyms_len = len;
+			break;
+		case KPCAP_PEV:
+			ret = add_pev(in, data, len, &cap);
+			if (ret)
+				goto out;
+			break;
+		case KPCAP_RECORDS:
+		case KPCAP_STATS:
+			if (arg < KPROF_MAX_CPUS && arg >= in->nr_cpus)
+				in->nr_cpus = arg + 1;
+			break;
+		}
+	}
+out:
+	capture__close_reader(r);
+	if (ret == -ENOMEM)
+		p_err("out of memory reading %s", path);
+	if (ret < 0) {
+		convert__free(in);
+		return ret;
+	}
+	return 0;
+}
+
+void convert__free(struct convert_input *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr_pevs; i++)
+		free((char *)in->pevs[i].path);
+	free(in->pevs);
+	free(in->kallsyms);
+	in->pevs = NULL;
+	in->kallsyms = NULL;
+	in->nr_pevs = 0;
+}
+
+enum { OPT_PERF_DATA = 256, OPT_PPROF };
+
+static const struct option long_opts[] = {
+	{ "to-perf-data", required_argument, NULL, OPT_PERF_DATA },
+	{ "to-pprof", required_argument, NULL, OPT_PPROF },
+	{ "input", required_argument, NULL, 'i' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int convert_main(int argc, char **argv)
+{
+	const char *input = NULL, *out = NULL;
+	struct convert_input in;
+	int opt, to = 0, status;
+	unsigned long pid = 0;
+	char *end;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "i:p:h", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_PERF_DATA:
+		case OPT_PPROF:
+			if (to) {
+				p_err("--to-perf-data and --to-pprof exclude each other: convert once per format");
+				return 2;
+			}
+			to = opt;
+			out = optarg;
+			break;
+		case 'i':
+			input = optarg;
+			break;
+		case 'p':
+			errno = 0;
+			pid = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || !pid || pid > (1UL << 22)) {
+				p_err("bad value '%s' for -p: want a process id from 1 to %lu",
+				      optarg, 1UL << 22);
+				return 2;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "Try 'kprofcat convert --help'.\n");
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		p_err("unexpected argument '%s': give the capture with -i", argv[optind]);
+		return 2;
+	}
+	if (!to || !input) {
+		p_err("convert needs an output format (--to-perf-data OUT or --to-pprof OUT) and -i CAPTURE");
+		return 2;
+	}
+	if (convert__load(input, &in))
+		return 1;
+	if (to == OPT_PERF_DATA)
+		status = convert_perf__write(&in, out, pid, argc, argv);
+	else
+		status = convert_pprof__write(&in, out, pid);
+	convert__free(&in);
+	return status;
+}

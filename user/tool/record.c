@@ -1,0 +1,665 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * record.c - live recording and capture replay.
+ *
+ * Live: configure and map /dev/kprof, open the side band, fork CMD (held
+ * on a pipe until kprof runs, so its first instructions are sampled), then
+ * poll: side band first (so maps are known before the samples that need
+ * them leave the reordering window), then every CPU buffer, then emit what
+ * left the window.  After the stop, whatever the kernel wrote last (the
+ * final LOST records) is drained and everything is emitted.
+ *
+ * -o alone takes the raw path (see "The raw path" below): the loop only moves
+ * record bytes from the rings to the file, as perf record does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include "lib/capture/capture.h"
+#include "lib/dev/kdev.h"
+#include "tool/runlimits.h"
+#include "lib/util/print.h"
+#include "tool/record.h"
+#include "lib/stream/session.h"
+#include "lib/stream/sideband.h"
+
+#define WINDOW_NS	(200 * 1000000ULL)
+#define POLL_MS		50
+#define MAX_POLLFDS	(KPROF_MAX_CPUS + 1)
+
+/* The signal that asked kprofcat to stop (SIGINT, SIGTERM), 0 if none. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	stop_requested = sig;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * FILTER: the process filter -i is to apply ("filter=pid:N" or
+ * "filter=tree:N"), for raw captures that hold every process's records.
+ */
+static int write_meta(struct capture_writer *w, const struct record_opts *o,
+		      enum session_filter filter, uint32_t pid, unsigned int nr_cpus)
+{
+	struct utsname u;
+	char meta[4096], fl[64] = "";
+	int n;
+
+	uname(&u);
+	if (filter != FILTER_ALL)
+		snprintf(fl, sizeof(fl), "filter=%s:%u\n",
+			 filter == FILTER_PID ? "pid" : "tree", pid);
+	n = snprintf(meta, sizeof(meta),
+		     "event=%s\nsample=%llu\nfreq=%d\nhostname=%s\nrelease=%s\ncommand=%s\nnr_cpus=%u\n%s",
+		     o->event, (unsigned long long)o->cfg.sample,
+		     !!(o->cfg.flags & KPROF_CFG_FREQ), u.nodename, u.release,
+		     o->cmd ? o->cmd[0] : "", nr_cpus, fl);
+	return capture__write(w, KPCAP_META, 0, meta, n < (int)sizeof(meta) ? n : (int)sizeof(meta) - 1);
+}
+
+/*
+ * CMD is held until kprof runs.  When kprofcat's stdout carries the
+ * profile, CMD's stdout goes to kprofcat's stderr so the two streams
+ * never interleave (the parsers reading the profile would choke).
+ * *EXEC_ERR is read once CMD is released: EOF when the exec succeeded
+ * (the pipe is close-on-exec), else the exec's errno.
+ */
+static pid_t spawn_held(char **cmd, int stdout_to_stderr, int *go, int *exec_err)
+{
+	int p[2], e[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC)) {
+		p_err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	if (pipe2(e, O_CLOEXEC)) {
+		p_err("pipe: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		p_err("fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		close(e[0]);
+		close(e[1]);
+		return -1;
+	}
+	if (!pid) {
+		char c;
+		int err;
+
+		close(p[1]);
+		close(e[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		/* EOF instead of the byte: kprofcat gave up before starting. */
+		if (read(p[0], &c, 1) != 1)
+			_exit(127);
+		if (stdout_to_stderr && dup2(2, 1) < 0)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		err = errno;
+		if (write(e[1], &err, sizeof(err)) != sizeof(err))
+			_exit(127);
+		_exit(127);
+	}
+	close(p[0]);
+	close(e[1]);
+	*go = p[1];
+	*exec_err = e[0];
+	return pid;
+}
+
+/* PID has exited: it is gone, or a zombie its parent has not reaped. */
+static int pid_gone(pid_t pid)
+{
+	char path[64], buf[512], *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return kill(pid, 0) && errno == ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	/* "PID (COMM) S ...": the state follows the last ')'. */
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+/* Released CMD: 0 once it runs, else the errno of its exec. */
+static int exec_result(int fd)
+{
+	int err = 0;
+	ssize_t n;
+
+	do
+		n = read(fd, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	return n == sizeof(err) ? err : 0;
+}
+
+static int on_record(void *s, unsigned int cpu, const void *rec, size_t len)
+{
+	return session__record(s, cpu, rec, len);
+}
+
+static int write_dso(void *ctx, const void *blob, size_t len)
+{
+	return capture__write(ctx, KPCAP_DSO, 0, blob, len);
+}
+
+/*
+ * The raw path (-o without an output, side band available).  The loop
+ * copies each record from its ring into the capture's section buffer as
+ * the kernel wrote it: no decoding, reordering, filtering, symbolizing or
+ * /proc reads per sample.  The process filter goes into META and -i
+ * applies it.  After the stop, one pass over the records written looks up
+ * every sampled user frame, so the DSO symbol sections cover what samples
+ * hit (perf record's build-id pass does the same).
+ *
+ * Pacing: kprof's poll() reports a buffer once it holds its watermark
+ * (half of it by default), which leaves only the other half for the
+ * reader's scheduling latency, and a smaller watermark means a wakeup
+ * (irq_work, then a context switch) per few records on every CPU.
+ * The loop sleeps instead until its fullest buffer should be an eighth
+ * full at the rate it last saw, at most RAW_MAX_SLEEP (RAW_IDLE_SLEEP
+ * when nothing came, so a burst after a quiet spell finds room).
+ */
+#define RAW_MIN_SLEEP	0.0005
+#define RAW_IDLE_SLEEP	0.005
+#define RAW_MAX_SLEEP	0.01
+
+struct raw {
+	struct capture_writer *cap;
+	struct session *s;
+	uint64_t *bytes;	/* per CPU, since the last pacing decision */
+	unsigned int nr;
+};
+
+static int raw_record(void *ctx, unsigned int cpu, const void *rec, size_t len)
+{
+	struct raw *r = ctx;
+
+	if (cpu < r->nr)
+		r->bytes[cpu] += len;
+	return capture__add_record(r->cap, cpu, rec, len);
+}
+
+/* Side band: into the capture, and into the session for the DSO pass. */
+static int raw_pev(void *ctx, const struct pev *e)
+{
+	struct raw *r = ctx;
+	int ret = capture__write_pev(r->cap, e);
+
+	return ret ? ret : session__pev(r->s, e);
+}
+
+/* Seconds to sleep before the next drain; DT: seconds since the last. */
+static double raw_pace(struct raw *r, uint64_t data_size, double dt)
+{
+	uint64_t most = 0;
+	double t;
+	unsigned int i;
+
+	for (i = 0; i < r->nr; i++) {
+		if (r->bytes[i] > most)
+			most = r->bytes[i];
+		r->bytes[i] = 0;
+	}
+	if (!most)
+		return RAW_IDLE_SLEEP;
+	t = data_size / 8.0 * dt / most;
+	if (t < RAW_MIN_SLEEP)
+		return 0;
+	return t > RAW_MAX_SLEEP ? RAW_MAX_SLEEP : t;
+}
+
+static int null_sample(struct output *o, const struct kp_record *r,
+		       const struct out_frame *f, unsigned int nr)
+{
+	(void)o;
+	(void)r;
+	(void)f;
+	(void)nr;
+	return 0;
+}
+
+static void null_free(struct output *o)
+{
+	(void)o;
+}
+
+/* An output that wants frames (so the session looks them up) and drops them. */
+static const struct output_ops null_ops = { .sample = null_sample, .free = null_free };
+
+static int replay_records(struct session *s, unsigned int cpu, const unsigned char *p, size_t len);
+
+/*
+ * The DSO pass: read back the RECORDS sections written so far (the file
+ * has no END yet, so its end is the end of the file) through the session.
+ */
+static int raw_dso_pass(struct capture_writer *cap, const char *path, struct session *s)
+{
+	struct kpcap_header h;
+	struct kpcap_section sec;
+	unsigned char *buf = NULL;
+	size_t cap_len = 0;
+	int ret = -EIO;
+	FILE *f;
+
+	if (capture__sync(cap))
+		return -EIO;
+	f = fopen(path, "r");
+	if (!f) {
+		p_err("cannot read back %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (fread(&h, 1, sizeof(h), f) != sizeof(h) || fseek(f, h.header_size, SEEK_SET))
+		goto out;
+	while (fread(&sec, 1, sizeof(sec), f) == sizeof(sec)) {
+		size_t padded = (sec.size + 7) & ~7ULL;
+
+		if (sec.type != KPCAP_RECORDS) {
+			if (fseek(f, padded, SEEK_CUR))
+				goto out;
+			continue;
+		}
+		if (padded > cap_len) {
+			unsigned char *b = realloc(buf, padded);
+
+			if (!b)
+				goto out;
+			buf = b;
+			cap_len = padded;
+		}
+		if (fread(buf, 1, padded, f) != padded)
+			goto out;
+		ret = replay_records(s, sec.arg, buf, sec.size);
+		if (ret)
+			goto out;
+	}
+	ret = feof(f) ? session__flush(s, 1) : -EIO;
+out:
+	if (ret == -EIO)
+		p_err("reading back %s for its DSO symbols failed", path);
+	free(buf);
+	fclose(f);
+	return ret;
+}
+
+static void status_line(struct kdev *d, double t0, double *last, unsigned long long *last_samples)
+{
+	unsigned long long samples, lost, throttled;
+	double t = now();
+
+	if (t - *last < 1.0)
+		return;
+	kdev__totals(d, &samples, &lost, &throttled);
+	fprintf(stderr, "\r\033[K[kprofcat %.0fs] %.0f samples/s, %llu lost, %llu throttled",
+		t - t0, (samples - *last_samples) / (t - *last), lost, throttled);
+	*last = t;
+	*last_samples = samples;
+}
+
+/*
+ * Stop CMD with SIG; one that outlives it for a second gets SIGTERM, then
+ * SIGKILL, so kprofcat never waits forever on a CMD that ignores SIGINT.
+ * Returns the mask (1 << signal) of what was sent; *STATUS gets CMD's end.
+ */
+static int stop_child(pid_t child, int sig, int *status)
+{
+	static const int then[] = { 0, SIGTERM, SIGKILL };
+	int sent = 0, i, ms;
+
+	for (i = 0; i < 3; i++) {
+		int s = i ? then[i] : sig;
+
+		if (i && s == sig)
+			continue;
+		kill(child, s);
+		sent |= 1 << s;
+		for (ms = 0; ms < 1000; ms += 10) {
+			if (waitpid(child, status, WNOHANG) == child)
+				return sent;
+			usleep(10000);
+		}
+	}
+	waitpid(child, status, 0);
+	return sent;
+}
+
+int record__live(struct record_opts *o)
+{
+	struct session_opts so = { .out = o->out, .window_ns = WINDOW_NS };
+	struct kprof_cpu_stats *stats = NULL;
+	struct capture_writer *cap = NULL;
+	struct sideband *sb = NULL;
+	struct session *s = NULL;
+	struct pollfd pfds[MAX_POLLFDS];
+	unsigned long long last_samples = 0;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct out_summary sum = { 0 };
+	struct kprof_throttle_config knobs;
+	struct output null_out = { .ops = &null_ops, .needs_frames = 1 };
+	struct raw rw = { 0 };
+	double pace = RAW_MIN_SLEEP, last_drain;
+	uint64_t data_size = (uint64_t)o->cfg.buffer_pages * sysconf(_SC_PAGESIZE);
+	int status = 1, go = -1, exec_err = -1, child_status = 0, ret, raw;
+	/* Not on the terminal the samples go to: the two would glue. */
+	int tty = isatty(2) && !o->quiet && !(o->out && isatty(1));
+	pid_t child = 0;
+	struct kdev *d;
+	double t0 = now(), last_status = t0;
+	unsigned int cpu;
+	int stop_sig = 0;	/* the signals kprofcat sent CMD, as a mask */
+
+	if (o->pid && kill(o->pid, 0) && errno == ESRCH) {
+		p_err("-p %d: No such process", o->pid);
+		return 1;
+	}
+	if (runlimits__set_knobs(o))
+		return 1;
+	d = kdev__open(o->device);
+	if (!d)
+		return 1;
+	if (runlimits__fit_freq(d, o) || kdev__knobs(d, &knobs))
+		goto out;
+	sum.knobs = &knobs;
+	if (kdev__configure(d, &o->cfg, o->event))
+		goto out;
+	if (o->out_path) {
+		cap = capture__create(o->out_path);
+		if (!cap)
+			goto out;
+	}
+	if (o->cmd) {
+		child = spawn_held(o->cmd, o->out != NULL, &go, &exec_err);
+		if (child < 0)
+			goto out;
+	}
+	if (o->pid && !o->all)
+		sb = sideband__open(o->pid);
+	else if (child && !o->all)
+		sb = sideband__open(child);
+	else
+		sb = sideband__open(-1);
+	so.cap = cap;
+	so.sf = o->sf;
+	so.proc_fallback = !sb;
+	if (o->pid && !o->all) {
+		so.filter = FILTER_PID;
+		so.pid = o->pid;
+	} else if (child && !o->all) {
+		so.filter = FILTER_TREE;
+		so.pid = child;
+	}
+	/* Without side band, new pids need /proc reads as they show up. */
+	raw = cap && !o->out && sb;
+	if (cap && write_meta(cap, o, raw ? so.filter : FILTER_ALL, so.pid,
+			       kdev__nr_cpus(d)))
+		goto out;
+	if (raw) {
+		so.cap = NULL;
+		so.out = &null_out;
+		rw.cap = cap;
+		rw.nr = kdev__nr_cpus(d);
+		rw.bytes = calloc(rw.nr + 1, sizeof(*rw.bytes));
+		if (!rw.bytes)
+			goto out;
+	}
+	{
+		struct ksyms *k = ksyms__load("/proc/kallsyms");
+		size_t klen;
+		const char *ktext = k ? ksyms__text(k, &klen) : NULL;
+
+		if (cap && ktext && capture__write(cap, KPCAP_KALLSYMS, 0, ktext, klen))
+			goto out;
+		s = session__new(&so, k);
+		if (!s) {
+			ksyms__free(k);
+			p_err("out of memory");
+			goto out;
+		}
+		rw.s = s;
+	}
+	/* What was mapped before we started listening. */
+	if (so.filter == FILTER_ALL)
+		sideband__snapshot_all(raw ? raw_pev : session__pev, raw ? (void *)&rw : s);
+	else
+		sideband__snapshot_pid(so.pid, 0, raw ? raw_pev : session__pev,
+				       raw ? (void *)&rw : s);
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (kdev__start(d, o->event))
+		goto out;
+	if (child) {
+		if (write(go, "g", 1) != 1) {
+			p_err("cannot release '%s': %s", o->cmd[0], strerror(errno));
+			goto stop;
+		}
+		close(go);
+		go = -1;
+		ret = exec_result(exec_err);
+		exec_err = -1;
+		if (ret) {
+			/* Nothing it ran is worth printing: no samples, no capture. */
+			p_err("cannot run '%s': %s", o->cmd[0], strerror(ret));
+			kdev__stop(d);
+			waitpid(child, NULL, 0);
+			child = 0;
+			if (cap) {
+				capture__close(cap);
+				cap = NULL;
+				unlink(o->out_path);
+			}
+			status = 127;
+			goto out;
+		}
+	}
+	t0 = last_status = last_drain = now();
+	while (!stop_requested) {
+		int n = 0;
+
+		if (o->duration > 0 && now() - t0 >= o->duration)
+			break;
+		if (child) {
+			pid_t w = waitpid(child, &child_status, WNOHANG);
+
+			if (w == child) {
+				child = 0;
+				break;
+			}
+		}
+		/* perf record -p ends when its process does. */
+		if (o->pid && pid_gone(o->pid))
+			break;
+		if (raw) {
+			struct timespec ts = {
+				.tv_sec = (time_t)pace,
+				.tv_nsec = (long)((pace - (time_t)pace) * 1e9),
+			};
+			double t;
+
+			/* The side band's fds only: a process event ends the nap early. */
+			n = sideband__pollfds(sb, pfds, MAX_POLLFDS);
+			if (ppoll(pfds, n, &ts, NULL) < 0 && errno != EINTR) {
+				p_err("poll: %s", strerror(errno));
+				break;
+			}
+			ret = sideband__read(sb, raw_pev, &rw);
+			if (!ret)
+				ret = kdev__read(d, raw_record, &rw);
+			if (ret)
+				goto stop;
+			t = now();
+			pace = raw_pace(&rw, data_size, t - last_drain);
+			last_drain = t;
+			if (tty)
+				status_line(d, t0, &last_status, &last_samples);
+			continue;
+		}
+		pfds[n].fd = kdev__fd(d);
+		pfds[n].events = POLLIN;
+		pfds[n++].revents = 0;
+		n += sideband__pollfds(sb, pfds + n, MAX_POLLFDS - n);
+		if (poll(pfds, n, POLL_MS) < 0 && errno != EINTR) {
+			p_err("poll: %s", strerror(errno));
+			break;
+		}
+		ret = sideband__read(sb, session__pev, s);
+		if (!ret)
+			ret = kdev__read(d, on_record, s);
+		if (!ret)
+			ret = session__flush(s, 0);
+		if (ret)
+			goto stop;
+		if (tty)
+			status_line(d, t0, &last_status, &last_samples);
+	}
+	status = 0;
+stop:
+	kdev__stop(d);
+	/* Erased for what follows: warnings, then the end-of-run line. */
+	if (tty)
+		fputs("\r\033[K", stderr);
+	if (child) {
+		/*
+		 * Stopped early (Ctrl-C, kill, --duration): do not leave CMD
+		 * behind.  It gets the signal kprofcat got (SIGTERM for
+		 * --duration); dying of it is the stop that was asked for.
+		 */
+		stop_sig = stop_child(child, stop_requested ? stop_requested : SIGTERM,
+				      &child_status);
+		child = 0;
+	}
+	if (raw) {
+		ret = sideband__read(sb, raw_pev, &rw);
+		if (!ret)
+			ret = kdev__read(d, raw_record, &rw);
+		if (!ret)
+			ret = raw_dso_pass(cap, o->out_path, s);
+	} else {
+		ret = sideband__read(sb, session__pev, s);
+		if (!ret)
+			ret = kdev__read(d, on_record, s);
+		if (!ret)
+			ret = session__flush(s, 1);
+	}
+	if (ret)
+		status = 1;
+
+	stats = calloc(kdev__nr_cpus(d) + 1, sizeof(*stats));
+	if (!stats)
+		goto out;
+	for (cpu = 0; cpu < kdev__nr_cpus(d); cpu++) {
+		kdev__stats(d, cpu, &stats[cpu]);
+		if (cap && stats[cpu].size &&
+		    capture__write(cap, KPCAP_STATS, cpu, &stats[cpu], sizeof(stats[cpu])))
+			status = 1;
+	}
+	sum.cpu = stats;
+	sum.nr_cpu = kdev__nr_cpus(d);
+	sum.decode = session__decode_stats(s);
+	sum.misordered = session__misordered(s);
+	sum.bad_sizes = kdev__bad_sizes(d);
+	sum.discarded = kdev__discarded(d);
+	sum.filtered = session__filtered(s);
+	sum.sideband_lost = sideband__lost(sb);
+	sum.seconds = now() - t0;
+	if (o->out && output__finish(o->out, &sum))
+		status = 1;
+	/* -o alone prints nothing: nothing came out of order. */
+	if (sum.misordered && o->out)
+		p_warn("%llu records arrived later than the %llu ms reordering window and were printed out of order",
+		       (unsigned long long)sum.misordered, WINDOW_NS / 1000000);
+	if (sum.sideband_lost)
+		p_warn("the side band lost %llu process events: some frames may be [unknown]",
+		       (unsigned long long)sum.sideband_lost);
+	if (cap) {
+		if (usyms__save_dsos(session__usyms(s), write_dso, cap))
+			status = 1;
+		if (capture__close(cap))
+			status = 1;
+		cap = NULL;
+	}
+	if (!status && !o->quiet)
+		runlimits__end_of_run(o, &sum, session__samples_out(s), kdev__bytes(d));
+	/* CMD's own end is kprofcat's exit status, as perf record's. */
+	if (o->cmd && WIFEXITED(child_status) && WEXITSTATUS(child_status))
+		p_warn("'%s' exited with status %d", o->cmd[0], WEXITSTATUS(child_status));
+	else if (o->cmd && WIFSIGNALED(child_status) && !(stop_sig & (1 << WTERMSIG(child_status))))
+		p_warn("'%s' was killed by signal %d (%s)", o->cmd[0], WTERMSIG(child_status),
+		       strsignal(WTERMSIG(child_status)));
+	if (!status && WIFEXITED(child_status))
+		status = WEXITSTATUS(child_status);
+	else if (!status && WIFSIGNALED(child_status) &&
+		 !(stop_sig & (1 << WTERMSIG(child_status))))
+		status = 128 + WTERMSIG(child_status);
+out:
+	if (go >= 0)
+		close(go);	/* the held child sees EOF and exits 127 */
+	if (exec_err >= 0)
+		close(exec_err);
+	if (child)
+		waitpid(child, NULL, 0);
+	if (cap)
+		capture__close(cap);
+	free(stats);
+	free(rw.bytes);
+	session__free(s);
+	sideband__close(sb);
+	kdev__close(d);
+	return status;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static int replay_records(struct session *s, unsigned int cpu, const unsigned char *p, size_t len)
+{
+	size_t pos = 0;
+
+	while (pos < len) {
+		const struct kprof_record_header *h = (const void *)(p + pos);
+		int ret;
+
+		if (len - pos < sizeof(*h) || h->size < sizeof(*h) || h->size % 8 ||
+		    h->size > len - pos) {
+			p_err("capture: CPU %u record at offset %zu has an impossible size", cpu, pos);
+			return -EBADMSG;
+		}
+		ret = session__record(s, cpu, h, h->size);
+		if (ret && ret != -EBADMSG)
+			return ret;
+		pos += h->size;
+	}
+	return session__flush(s, 0);
+}
