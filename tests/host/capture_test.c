@@ -19,7 +19,7 @@
 #include "lib/capture/capture.h"
 #include "lib/stream/output.h"
 #include "lib/util/print.h"
-#include "tool/record.h"
+#include "lib/stream/replay.h"
 #include "lib/stream/session.h"
 #include "synth.h"
 

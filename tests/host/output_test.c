@@ -17,7 +17,7 @@
 #include "lib/symbols/ksyms.h"
 #include "lib/stream/output.h"
 #include "lib/util/print.h"
-#include "tool/record.h"
+#include "lib/stream/replay.h"
 #include "lib/stream/session.h"
 #include "lib/stream/sideband.h"
 #include "synth.h"

@@ -20,6 +20,7 @@
 #include "lib/dev/kparams.h"
 #include "lib/stream/output.h"
 #include "lib/util/print.h"
+#include "lib/stream/replay.h"
 #include "tool/record.h"
 #include "tool/throttle_sim.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * record.h - the two ways a run gets its records: live from /dev/kprof
- * (record__live) or from a capture file (record__replay).
+ * record.h - a run's records live from /dev/kprof (record__live); from a
+ * capture file they come through lib/stream/replay.h.
  */
 #ifndef KPROFCAT_RECORD_H
 #define KPROFCAT_RECORD_H
@@ -33,14 +33,5 @@ struct record_opts {
 
 /* Returns the exit status kprofcat should exit with. */
 int record__live(struct record_opts *o);
-/*
- * Read the capture PATH into OUT (replay.c).  EVENT receives the recorded
- * event's name (before any output).  PID: keep only that process's
- * samples; SF: the sample filter (NULL: none).
- */
-int record__replay(const char *path, struct output *out, int pid,
-		   char *event, size_t event_len);
-int record__replay_filtered(const char *path, struct output *out, int pid,
-			    const struct sample_filter *sf, char *event, size_t event_len);
 
 #endif

@@ -18,7 +18,7 @@
 #include "lib/capture/capture.h"
 #include "lib/capture/capture_check.h"
 #include "lib/util/print.h"
-#include "tool/record.h"
+#include "lib/stream/replay.h"
 #include "lib/stream/session.h"
 
 #define WINDOW_NS	(200 * 1000000ULL)

@@ -61,7 +61,7 @@
 #include "tool/config.h"
 #include "tool/convert/convert_perf.h"
 #include "lib/util/print.h"
-#include "tool/record.h"
+#include "lib/stream/replay.h"
 
 void perf_out__put(struct perf_out *p, const void *b, size_t len)
 {

@@ -48,7 +48,7 @@
 #include "lib/stream/output.h"
 #include "lib/util/print.h"
 #include "profile.pb-c.h"
-#include "tool/record.h"
+#include "lib/stream/replay.h"
 #include "tool/strmap.h"
 
 typedef Perftools__Profiles__Profile Profile;
