@@ -10,7 +10,7 @@
 #include <getopt.h>
 
 #include "lib/stream/output.h"
-#include "tool/record.h"
+#include "tool/record_opts.h"
 #include "lib/stream/session.h"
 
 /* What perf record writes and perf report reads, kprofcat's way. */

@@ -10,7 +10,7 @@
 
 #include "lib/dev/kdev.h"
 #include "lib/stream/output.h"
-#include "tool/record.h"
+#include "tool/record_opts.h"
 
 /* Set the knobs O asks for, in the sysctl order; -1 after a message. */
 int runlimits__set_knobs(const struct record_opts *o);

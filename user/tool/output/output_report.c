@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "lib/stream/output.h"
-#include "tool/output/output_report.h"
+#include "tool/output/output_report_graph.h"
 #include "lib/util/print.h"
 #include "tool/strmap.h"
 

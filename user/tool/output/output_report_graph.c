@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool/output/output_report.h"
+#include "tool/output/output_report_graph.h"
 
 int rgraph__add(struct rnode *root, const uint32_t *path, unsigned int nr, uint64_t weight)
 {

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * output_report.h - the report's insides, shared by its table
- * (output_report.c) and its call graphs (output_report_graph.c).
+ * output_report_graph.h - the report's call graphs (output_report_graph.c)
+ * and the symbol table they print from, filled by the report's table
+ * (output_report.c).
  */
-#ifndef KPROFCAT_OUTPUT_REPORT_H
-#define KPROFCAT_OUTPUT_REPORT_H
+#ifndef KPROFCAT_OUTPUT_REPORT_GRAPH_H
+#define KPROFCAT_OUTPUT_REPORT_GRAPH_H
 
 #include <stdint.h>
 #include <stdio.h>
