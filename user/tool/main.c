@@ -16,7 +16,7 @@
 #include "lib/capture/capture.h"
 #include "tool/cli_read.h"
 #include "tool/config.h"
-#include "tool/convert/convert.h"
+#include "tool/builtin.h"
 #include "lib/dev/kparams.h"
 #include "lib/stream/output.h"
 #include "lib/util/print.h"

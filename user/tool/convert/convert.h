@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * convert.h - `kprofcat convert`: a capture file to the formats other tools
- * read (perf.data for perf report/script, pprof for fleet profilers).
+ * convert.h - what `kprofcat convert` reads of a capture file for the
+ * formats other tools read (perf.data for perf report/script, pprof for
+ * fleet profilers).
  *
  * Every converter sees the samples and kprof records that `kprofcat -i CAP`
  * prints, in the same order and with the same process filter: it is an
@@ -38,23 +39,5 @@ struct convert_input {
 /* Read everything but the records of capture PATH.  -errno after a message. */
 int convert__load(const char *path, struct convert_input *in);
 void convert__free(struct convert_input *in);
-
-/*
- * Write OUT from IN (records replayed with process filter PID, 0: the
- * capture's own).  CMDLINE (NR words) goes into the file's header where the
- * format has a place for it.  Return kprofcat's exit status.
- */
-int convert_perf__write(const struct convert_input *in, const char *out, int pid,
-			int nr, char **cmdline);
-int convert_pprof__write(const struct convert_input *in, const char *out, int pid);
-
-/*
- * DIR/<path>: an ELF file with the symbols (at file offsets) and build-id of
- * each DSO section of CAPTURE, for perf --symfs DIR.  -errno after a message.
- */
-int convert_symfs__write(const char *capture, const char *dir);
-
-/* `kprofcat convert ...` */
-int convert_main(int argc, char **argv);
 
 #endif

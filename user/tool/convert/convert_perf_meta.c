@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool/convert/convert_perf.h"
+#include "tool/convert/convert_perf_meta.h"
+#include "tool/convert/perf_out.h"
 #include "lib/util/print.h"
 
 /* perf's own (tools/perf/util/event.h): build_id_rec.size is valid */

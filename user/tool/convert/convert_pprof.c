@@ -44,7 +44,7 @@
 
 #include <zlib.h>
 
-#include "tool/convert/convert.h"
+#include "tool/convert/convert_pprof.h"
 #include "lib/stream/output.h"
 #include "lib/util/print.h"
 #include "profile.pb-c.h"

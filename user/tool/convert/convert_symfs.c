@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "lib/capture/capture.h"
-#include "tool/convert/convert.h"
+#include "tool/convert/convert_symfs.h"
 #include "lib/symbols/dso.h"
 #include "lib/util/print.h"
 
