@@ -3,12 +3,12 @@
  * kprof's sample throttle, shared by kprof.ko and kprofcat.
  *
  * This is a pure model of the two limits perf applies to sampling
- * interrupts in kernel/events/core.c (line numbers are from the 6.1.192
+ * interrupts in kernel/events/core.c (functions as named in the 6.1.192
  * tree in $KPROF_CACHE/linux-source-6.1):
  *
- * 1. The cost controller, perf_sample_event_took() (core.c:525-575).  Each
+ * 1. The cost controller, perf_sample_event_took().  Each
  *    CPU keeps running_sample_length, a running sum decayed by 1/128 per
- *    sample (NR_ACCUMULATED_SAMPLES, core.c:508); average = sum / 128, so
+ *    sample (NR_ACCUMULATED_SAMPLES); average = sum / 128, so
  *    it starts biased low on purpose.  When the average exceeds
  *    perf_sample_allowed_ns the kernel adds a 25% margin, fits that many
  *    samples into pct% of one tick, and lowers the global limits:
@@ -16,17 +16,17 @@
  *    perf_sample_allowed_ns (which becomes the margined average).  It does
  *    nothing at all - not even updating the average - while
  *    perf_sample_allowed_ns is 0, i.e. while perf_cpu_time_max_percent is 0
- *    or 100 (core.c:482-500).
+ *    or 100 (perf_cpu_time_max_percent_handler()).
  *
- * 2. The per-tick interrupt limit, __perf_event_account_interrupt()
- *    (core.c:9369-9403).  Each event counts its interrupts in the current
+ * 2. The per-tick interrupt limit, __perf_event_account_interrupt().
+ *    Each event counts its interrupts in the current
  *    tick (hwc->interrupts, reset when perf_throttled_seq - bumped by
- *    perf_event_task_tick(), core.c:4276-4290 - changes) and is stopped
+ *    perf_event_task_tick() - changes) and is stopped
  *    when the count reaches max_samples_per_tick.  perf_event_task_tick()
- *    -> perf_adjust_freq_unthr_context() (core.c:4150-4154) restarts it at
+ *    -> perf_adjust_freq_unthr_context() restarts it at
  *    the next tick.  The interrupt that trips the limit is still
- *    delivered: __perf_event_overflow() (core.c:9427-9500) calls the
- *    overflow handler (core.c:9492) even after
+ *    delivered: __perf_event_overflow() calls the
+ *    overflow handler (event->overflow_handler) even after
  *    __perf_event_account_interrupt() returned 1; the caller stops the PMU
  *    only afterwards.
  *
@@ -41,19 +41,22 @@
  *    clears it, logs UNTHROTTLE and restarts every throttled event with
  *    pmu->start(), freq events included (whose frequency step then stops
  *    and starts them once more).
- *  - 6.12 (6.12.117 core.c:9719-9745, 4263-4290): the same at the
+ *  - 6.12 (6.12.117 __perf_event_account_interrupt(),
+ *    perf_adjust_freq_unthr_events()): the same at the
  *    throttle; at the tick, perf_adjust_freq_unthr_events() restarts only
  *    fixed-period events; freq events are restarted by the frequency step
  *    that follows (one start instead of two).
- *  - 7.x (since 6.16; 7.3.4 core.c:2773-2812, 10601-10630, 4455-4480):
+ *  - 7.x (since 6.16; 7.3.4 perf_event_throttle_group(),
+ *    __perf_event_account_interrupt(), perf_adjust_freq_unthr_events()):
  *    perf_event_throttle_group() stops the PMU of the whole group -
  *    pmu->stop(), before the overflow handler runs - and THROTTLE and
  *    UNTHROTTLE are logged for the group leader only; the tick restarts the
  *    group with perf_event_unthrottle_group(), skipping the freq event's own
- *    start as 6.12 does.  cpu-clock's stop changed with it (6.16-6.18,
- *    core.c:12253-12390): cpu_clock_event_stop() marks PERF_HES_STOPPED and
- *    only tries to cancel the hrtimer (stopping from inside its own callback
- *    no longer deadlocks), which then sees the flag and does not re-arm.
+ *    start as 6.12 does.  cpu-clock's stop changed with it (6.16-6.18):
+ *    cpu_clock_event_stop() marks PERF_HES_STOPPED and only tries to
+ *    cancel the hrtimer (stopping from inside its own callback no longer
+ *    deadlocks), and perf_swevent_hrtimer() then sees the flag and does
+ *    not re-arm.
  * For kprof's case - one event per CPU, its own group leader - none of this
  * changes the model: the same interrupt trips the limit, it is still
  * delivered to the handler, and the event runs again at the kernel's next
@@ -105,10 +108,10 @@
 #include <linux/kprof.h>
 
 #define KPROF_THROTTLE_NSEC_PER_SEC		1000000000ULL
-/* core.c:432-434 */
+/* core.c's DEFAULT_MAX_SAMPLE_RATE, DEFAULT_CPU_TIME_MAX_PERCENT */
 #define KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE	100000
 #define KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT 25
-/* core.c:508 */
+/* core.c's NR_ACCUMULATED_SAMPLES */
 #define KPROF_THROTTLE_NR_ACCUMULATED_SAMPLES	128
 /* Largest HZ accepted; TICK_NSEC stays >= 1000 ns. */
 #define KPROF_THROTTLE_MAX_HZ			1000000
@@ -125,7 +128,8 @@ enum kprof_throttle_verdict {
 
 /*
  * Global knobs and what the kernel derives from them.  The names in
- * comments are core.c's globals (core.c:436-442, 480); they are int there
+ * comments are core.c's globals (sysctl_perf_event_sample_rate and
+ * the ones beside it, sysctl_perf_cpu_time_max_percent); they are int there
  * and __s32 here, so that the kernel's conversions happen here too: an
  * int limit compared with the u64 hwc->interrupts, a u64 average stored
  * into the int perf_sample_allowed_ns and read back sign-extended.
@@ -204,7 +208,7 @@ kprof_throttle_cost_control_enabled(const struct kprof_throttle_limits *l)
 	return KPROF_THROTTLE_READ(l->allowed_ns) != 0;
 }
 
-/* update_perf_cpu_limits() (core.c:444-454): allowed = period * pct / 100, >= 1 */
+/* update_perf_cpu_limits(): allowed = period * pct / 100, >= 1 */
 static inline void
 kprof_throttle_update_cpu_limits(struct kprof_throttle_limits *l)
 {
@@ -219,7 +223,7 @@ kprof_throttle_update_cpu_limits(struct kprof_throttle_limits *l)
 }
 
 /*
- * The kernel's boot-time values (core.c:436-442) for a kernel built with
+ * The kernel's boot-time values (core.c's static initializers) for a kernel built with
  * @hz: rate 100000, pct 25, DIV_ROUND_UP(100000, HZ) per tick, period
  * 10000 ns, allowed 2500 ns.  -EINVAL for an unusable HZ or semantics.
  */
@@ -250,10 +254,10 @@ static inline int kprof_throttle_limits_init(struct kprof_throttle_limits *l,
 
 /*
  * Write of kernel.perf_event_max_sample_rate: perf_proc_update_handler()
- * (core.c:458-477; perf_event_max_sample_rate_handler() in later kernels).
+ * (perf_event_max_sample_rate_handler() in later kernels).
  * Refused with -EINVAL while pct is 0 or 100 ("throttling is disabled"),
  * before the value is even parsed; then proc_dointvec_minmax() with
- * extra1 = SYSCTL_ONE (kernel/sysctl.c:2043-2049) refuses values outside
+ * extra1 = SYSCTL_ONE (kernel/sysctl.c's kern_table entry) refuses values outside
  * [1, INT_MAX].  On success the per-tick limit, the period and allowed_ns
  * are recomputed; the running averages are left alone.
  *
@@ -282,9 +286,9 @@ kprof_throttle_set_max_sample_rate(struct kprof_throttle_limits *l, __u64 rate)
 
 /*
  * Write of kernel.perf_cpu_time_max_percent:
- * perf_cpu_time_max_percent_handler() (core.c:482-500), range [0, 100]
- * (sysctl.c:2051-2057).  0 and 100 set allowed_ns to 0, which switches the
- * cost controller off (the kernel warns "Dynamic interrupt throttling
+ * perf_cpu_time_max_percent_handler(), range [0, 100] (SYSCTL_ZERO,
+ * SYSCTL_ONE_HUNDRED in kernel/sysctl.c's kern_table).  0 and 100 set
+ * allowed_ns to 0, which switches the cost controller off (the kernel warns "Dynamic interrupt throttling
  * disabled, can hang your system!"; callers print that themselves, see
  * kprof_throttle_cost_control_enabled()); the per-tick limit stays.  Any
  * other value recomputes allowed_ns from the current period.
@@ -361,7 +365,7 @@ static inline bool kprof_throttle_unthrottle(const struct kprof_throttle_limits 
  * this tick is bumped - a new tick starts again at 1, as when
  * perf_throttled_seq != hwc->interrupts_seq - and compared:
  *
- * ge (6.1.192, core.c:9376-9391, since f51972e6 "perf/core: Fix broken
+ * ge (6.1.192 __perf_event_account_interrupt(), since f51972e6 "perf/core: Fix broken
  *    throttling when max_samples_per_tick=1", also in the stable trees):
  *    every interrupt is checked, count >= max stops.  At most max
  *    interrupts per tick are delivered; the max-th is the one that stops.
@@ -449,7 +453,7 @@ kprof_throttle_interrupt(const struct kprof_throttle_limits *l,
 }
 
 /*
- * perf_sample_event_took(@sample_len_ns) (core.c:525-575) on CPU @c.
+ * perf_sample_event_took(@sample_len_ns) on CPU @c.
  * Returns false when nothing changed (cost controller off: the average is
  * not even updated; or average <= allowed).  Otherwise lowers the shared
  * limits exactly as the kernel does and fills @low:

@@ -137,7 +137,7 @@ FIXTURE_TEARDOWN(cap)
 
 static void bad_cpu(struct kprof_sample *s)
 {
-	s->cpu = 268435457;	/* the byte flip of issue 16 */
+	s->cpu = 268435457;	/* 0x10000001: CPU 1 with one high bit flipped */
 }
 
 static void bad_cpu_of_other_buffer(struct kprof_sample *s)

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * params_test: kprofcat's side of issue 16 that needs no module:
+ * params_test: kprofcat's handling of kprof.ko's parameters and knobs that
+ * needs no module:
  *  - the insmod defaults read from a parameters directory built in a
- *    temporary directory (user/kparams.c): values left at the module's own
+ *    temporary directory (user/lib/dev/kparams.c): values left at the module's own
  *    defaults read as not given;
  *  - the knob writes and their errors (a missing module);
- *  - event modifiers :u and :k (user/config.c);
+ *  - event modifiers :u and :k (user/tool/config.c);
  *  - the end-of-run totals (out_summary__kernel_totals()).
  */
 #include <errno.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * throttle_sim_test.c - `kprofcat throttle-sim` on crafted traces: exact
- * stdout (the format issue 4 pins), exit status and error messages.
+ * stdout (a format scripts parse, fixed by sim_usage()), exit status and error messages.
  *
  * Runs user/kprofcat found next to this test's tree (or $KPROFCAT).  The
  * expected numbers are worked out by hand in the comments, from

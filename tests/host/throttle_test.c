@@ -65,7 +65,11 @@ static struct {
 	u64 shadow_seq;		/* shadow: tick already reported */
 } k;
 
-/* The static initializers of core.c:430-442 and 480, for HZ @hz. */
+/*
+ * core.c's static initializers (sysctl_perf_event_sample_rate,
+ * max_samples_per_tick, perf_sample_period_ns, perf_sample_allowed_ns,
+ * sysctl_perf_cpu_time_max_percent), for HZ @hz.
+ */
 static void kernel_boot(int hz)
 {
 	kernel_hz = hz;

@@ -10,8 +10,8 @@
  * interrupt: a pending unthrottle is reported first; an interrupt in a
  * tick where the event is throttled does not happen (counted 'throttled',
  * its cost is not fed); otherwise the per-tick limit is checked, then the
- * cost goes through perf_sample_event_took().  The output format is pinned
- * by issue 4 (scripts parse it): see sim_usage().
+ * cost goes through perf_sample_event_took().  The output format is fixed
+ * (scripts parse it): see sim_usage().
  */
 #include <errno.h>
 #include <getopt.h>
