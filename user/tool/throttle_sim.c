@@ -263,6 +263,56 @@ static int sim_parse_line(char *line, unsigned long lineno,
 	return 1;
 }
 
+/*
+ * One interrupt at TS costing COST through the model, its lines printed as
+ * they happen.  FIELDS == 3: TICK is the kernel's tick, so an unthrottle is
+ * seen at the first line of a later tick, not computed.
+ */
+static void sim_interrupt(struct kprof_throttle_limits *l, struct kprof_throttle_cpu *cpu,
+			  struct sim_totals *tot, unsigned long long ts,
+			  unsigned long long cost, unsigned long long tick, int fields)
+{
+	struct kprof_throttle_lowering low;
+	enum kprof_throttle_verdict v;
+	__u64 restart;
+
+	if (fields == 3) {
+		/* The kernel's ticks: the restart is seen, not known. */
+		if (cpu->throttled && tick != cpu->tick)
+			printf("unthrottle t=%llu\n", ts);
+		v = kprof_throttle_interrupt_in(l, cpu, tick, ts);
+	} else {
+		if (kprof_throttle_unthrottle(l, cpu, ts, &restart))
+			printf("unthrottle t=%llu\n", restart);
+		v = kprof_throttle_interrupt(l, cpu, ts);
+	}
+	switch (v) {
+	case KPROF_THROTTLE_SUPPRESSED:
+		tot->throttled++;
+		return;
+	case KPROF_THROTTLE_STOP:
+		printf("throttle t=%llu tick=%llu interrupts=%llu\n",
+		       ts, cpu->tick, cpu->interrupts);
+		tot->throttles++;
+		break;
+	case KPROF_THROTTLE_WOULD_STOP:
+		printf("would-throttle t=%llu tick=%llu interrupts=%llu\n",
+		       ts, cpu->tick, cpu->interrupts);
+		tot->throttles++;
+		break;
+	case KPROF_THROTTLE_SAMPLE:
+		break;
+	}
+	tot->samples++;
+
+	if (kprof_throttle_sample_took(l, cpu, cost, &low)) {
+		printf("lower t=%llu avg=%llu allowed=%llu max_samples_per_tick=%llu max_sample_rate=%llu\n",
+		       ts, low.avg_ns, low.old_allowed_ns,
+		       low.max_samples_per_tick, low.max_sample_rate);
+		tot->lowered++;
+	}
+}
+
 static int sim_run(FILE *in, struct kprof_throttle_limits *l)
 {
 	struct kprof_throttle_cpu cpu;
@@ -276,9 +326,6 @@ static int sim_run(FILE *in, struct kprof_throttle_limits *l)
 
 	kprof_throttle_cpu_init(&cpu);
 	while (getline(&line, &cap, in) != -1) {
-		struct kprof_throttle_lowering low;
-		enum kprof_throttle_verdict v;
-		__u64 restart;
 		int r;
 
 		lineno++;
@@ -296,42 +343,7 @@ static int sim_run(FILE *in, struct kprof_throttle_limits *l)
 		}
 		prev_ts = ts;
 		tot.interrupts++;
-
-		if (fields == 3) {
-			/* The kernel's ticks: the restart is seen, not known. */
-			if (cpu.throttled && tick != cpu.tick)
-				printf("unthrottle t=%llu\n", ts);
-			v = kprof_throttle_interrupt_in(l, &cpu, tick, ts);
-		} else {
-			if (kprof_throttle_unthrottle(l, &cpu, ts, &restart))
-				printf("unthrottle t=%llu\n", restart);
-			v = kprof_throttle_interrupt(l, &cpu, ts);
-		}
-		switch (v) {
-		case KPROF_THROTTLE_SUPPRESSED:
-			tot.throttled++;
-			continue;
-		case KPROF_THROTTLE_STOP:
-			printf("throttle t=%llu tick=%llu interrupts=%llu\n",
-			       ts, cpu.tick, cpu.interrupts);
-			tot.throttles++;
-			break;
-		case KPROF_THROTTLE_WOULD_STOP:
-			printf("would-throttle t=%llu tick=%llu interrupts=%llu\n",
-			       ts, cpu.tick, cpu.interrupts);
-			tot.throttles++;
-			break;
-		case KPROF_THROTTLE_SAMPLE:
-			break;
-		}
-		tot.samples++;
-
-		if (kprof_throttle_sample_took(l, &cpu, cost, &low)) {
-			printf("lower t=%llu avg=%llu allowed=%llu max_samples_per_tick=%llu max_sample_rate=%llu\n",
-			       ts, low.avg_ns, low.old_allowed_ns,
-			       low.max_samples_per_tick, low.max_sample_rate);
-			tot.lowered++;
-		}
+		sim_interrupt(l, &cpu, &tot, ts, cost, tick, fields);
 	}
 	if (ferror(in)) {
 		ret = sim_err("reading stdin after line %lu: %s", lineno,
