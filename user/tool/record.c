@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * record.c - live recording and capture replay.
+ * record.c - live recording: the loop of `kprofcat record` and of plain
+ * kprofcat on the device (fork/exec of CMD, signals, the status line).
  *
  * Live: configure and map /dev/kprof, open the side band, fork CMD (held
  * on a pipe until kprof runs, so its first instructions are sampled), then
@@ -356,30 +357,394 @@ static int stop_child(pid_t child, int sig, int *status)
 	return sent;
 }
 
+/* A live run's state, from the device's opening to the exit status. */
+struct live {
+	struct record_opts *o;
+	struct kdev *d;
+	struct capture_writer *cap;
+	struct sideband *sb;
+	struct session *s;
+	struct session_opts so;
+	struct kprof_cpu_stats *stats;
+	struct out_summary sum;
+	struct kprof_throttle_config knobs;
+	struct output null_out;
+	struct raw rw;
+	struct pollfd pfds[MAX_POLLFDS];
+	int raw;		/* the raw path: -o alone, with side band */
+	int tty;		/* the status line goes to stderr */
+	pid_t child;		/* CMD, 0 if none or reaped */
+	int go, exec_err;	/* CMD's release pipe and exec-error pipe, -1: closed */
+	int child_status;
+	int stop_sig;		/* the signals kprofcat sent CMD, as a mask */
+	double t0, last_status, pace, last_drain;
+	unsigned long long last_samples;
+	uint64_t data_size;	/* bytes of one CPU buffer */
+};
+
+/* The filters, the side band, the capture's META and the raw path's buffers. */
+static int live_filters(struct live *l)
+{
+	struct record_opts *o = l->o;
+
+	if (o->pid && !o->all)
+		l->sb = sideband__open(o->pid);
+	else if (l->child && !o->all)
+		l->sb = sideband__open(l->child);
+	else
+		l->sb = sideband__open(-1);
+	l->so.cap = l->cap;
+	l->so.sf = o->sf;
+	l->so.proc_fallback = !l->sb;
+	if (o->pid && !o->all) {
+		l->so.filter = FILTER_PID;
+		l->so.pid = o->pid;
+	} else if (l->child && !o->all) {
+		l->so.filter = FILTER_TREE;
+		l->so.pid = l->child;
+	}
+	/* Without side band, new pids need /proc reads as they show up. */
+	l->raw = l->cap && !o->out && l->sb;
+	if (l->cap && write_meta(l->cap, o, l->raw ? l->so.filter : FILTER_ALL, l->so.pid,
+				 kdev__nr_cpus(l->d)))
+		return -1;
+	if (l->raw) {
+		l->so.cap = NULL;
+		l->so.out = &l->null_out;
+		l->rw.cap = l->cap;
+		l->rw.nr = kdev__nr_cpus(l->d);
+		l->rw.bytes = calloc(l->rw.nr + 1, sizeof(*l->rw.bytes));
+		if (!l->rw.bytes)
+			return -1;
+	}
+	return 0;
+}
+
+/* The kernel symbols, the session, and what was mapped before we listened. */
+static int live_session(struct live *l)
+{
+	struct ksyms *k = ksyms__load("/proc/kallsyms");
+	size_t klen;
+	const char *ktext = k ? ksyms__text(k, &klen) : NULL;
+
+	if (l->cap && ktext && capture__write(l->cap, KPCAP_KALLSYMS, 0, ktext, klen))
+		return -1;
+	l->s = session__new(&l->so, k);
+	if (!l->s) {
+		ksyms__free(k);
+		p_err("out of memory");
+		return -1;
+	}
+	l->rw.s = l->s;
+	if (l->so.filter == FILTER_ALL)
+		sideband__snapshot_all(l->raw ? raw_pev : session__pev,
+				       l->raw ? (void *)&l->rw : l->s);
+	else
+		sideband__snapshot_pid(l->so.pid, 0, l->raw ? raw_pev : session__pev,
+				       l->raw ? (void *)&l->rw : l->s);
+	return 0;
+}
+
+/* Everything up to the start of sampling; -1: nothing to stop yet. */
+static int live_setup(struct live *l)
+{
+	struct record_opts *o = l->o;
+
+	if (runlimits__fit_freq(l->d, o) || kdev__knobs(l->d, &l->knobs))
+		return -1;
+	l->sum.knobs = &l->knobs;
+	if (kdev__configure(l->d, &o->cfg, o->event))
+		return -1;
+	if (o->out_path) {
+		l->cap = capture__create(o->out_path);
+		if (!l->cap)
+			return -1;
+	}
+	if (o->cmd) {
+		l->child = spawn_held(o->cmd, o->out != NULL, &l->go, &l->exec_err);
+		if (l->child < 0)
+			return -1;
+	}
+	if (live_filters(l) || live_session(l))
+		return -1;
+	return 0;
+}
+
+/*
+ * Release the held CMD now that kprof samples.  0: running; -1: the
+ * release failed (stop and report); 127: it could not be run, nothing was
+ * kept (no samples printed, no capture left).
+ */
+static int live_release(struct live *l)
+{
+	int ret;
+
+	if (write(l->go, "g", 1) != 1) {
+		p_err("cannot release '%s': %s", l->o->cmd[0], strerror(errno));
+		return -1;
+	}
+	close(l->go);
+	l->go = -1;
+	ret = exec_result(l->exec_err);
+	l->exec_err = -1;
+	if (!ret)
+		return 0;
+	/* Nothing it ran is worth printing: no samples, no capture. */
+	p_err("cannot run '%s': %s", l->o->cmd[0], strerror(ret));
+	kdev__stop(l->d);
+	waitpid(l->child, NULL, 0);
+	l->child = 0;
+	if (l->cap) {
+		capture__close(l->cap);
+		l->cap = NULL;
+		unlink(l->o->out_path);
+	}
+	return 127;
+}
+
+/* Whether the run is over: --duration, CMD's end, -p's process gone. */
+static int live_done(struct live *l)
+{
+	if (l->o->duration > 0 && now() - l->t0 >= l->o->duration)
+		return 1;
+	if (l->child && waitpid(l->child, &l->child_status, WNOHANG) == l->child) {
+		l->child = 0;
+		return 1;
+	}
+	/* perf record -p ends when its process does. */
+	return l->o->pid && pid_gone(l->o->pid);
+}
+
+/* One round of the raw path: nap (side band events end it), then drain. */
+static int live_raw_round(struct live *l)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)l->pace,
+		.tv_nsec = (long)((l->pace - (time_t)l->pace) * 1e9),
+	};
+	double t;
+	int n, ret;
+
+	/* The side band's fds only: a process event ends the nap early. */
+	n = sideband__pollfds(l->sb, l->pfds, MAX_POLLFDS);
+	if (ppoll(l->pfds, n, &ts, NULL) < 0 && errno != EINTR) {
+		p_err("poll: %s", strerror(errno));
+		return 1;
+	}
+	ret = sideband__read(l->sb, raw_pev, &l->rw);
+	if (!ret)
+		ret = kdev__read(l->d, raw_record, &l->rw);
+	if (ret)
+		return -1;
+	t = now();
+	l->pace = raw_pace(&l->rw, l->data_size, t - l->last_drain);
+	l->last_drain = t;
+	return 0;
+}
+
+/* One round of the session path: poll, side band, buffers, emit. */
+static int live_round(struct live *l)
+{
+	int n = 0, ret;
+
+	l->pfds[n].fd = kdev__fd(l->d);
+	l->pfds[n].events = POLLIN;
+	l->pfds[n++].revents = 0;
+	n += sideband__pollfds(l->sb, l->pfds + n, MAX_POLLFDS - n);
+	if (poll(l->pfds, n, POLL_MS) < 0 && errno != EINTR) {
+		p_err("poll: %s", strerror(errno));
+		return 1;
+	}
+	ret = sideband__read(l->sb, session__pev, l->s);
+	if (!ret)
+		ret = kdev__read(l->d, on_record, l->s);
+	if (!ret)
+		ret = session__flush(l->s, 0);
+	return ret ? -1 : 0;
+}
+
+/*
+ * Until a stop: 0 when the run ended (a stop, its end, or a poll error,
+ * reported), -1 when reading or emitting failed.
+ */
+static int live_loop(struct live *l)
+{
+	int ret;
+
+	l->t0 = l->last_status = l->last_drain = now();
+	while (!stop_requested) {
+		if (live_done(l))
+			break;
+		ret = l->raw ? live_raw_round(l) : live_round(l);
+		if (ret < 0)
+			return -1;
+		if (ret > 0)
+			break;
+		if (l->tty)
+			status_line(l->d, l->t0, &l->last_status, &l->last_samples);
+	}
+	return 0;
+}
+
+/* Stop sampling and CMD, then drain and emit what is left; -1 on failure. */
+static int live_stop(struct live *l)
+{
+	int ret;
+
+	kdev__stop(l->d);
+	/* Erased for what follows: warnings, then the end-of-run line. */
+	if (l->tty)
+		fputs("\r\033[K", stderr);
+	if (l->child) {
+		/*
+		 * Stopped early (Ctrl-C, kill, --duration): do not leave CMD
+		 * behind.  It gets the signal kprofcat got (SIGTERM for
+		 * --duration); dying of it is the stop that was asked for.
+		 */
+		l->stop_sig = stop_child(l->child, stop_requested ? stop_requested : SIGTERM,
+					 &l->child_status);
+		l->child = 0;
+	}
+	if (l->raw) {
+		ret = sideband__read(l->sb, raw_pev, &l->rw);
+		if (!ret)
+			ret = kdev__read(l->d, raw_record, &l->rw);
+		if (!ret)
+			ret = raw_dso_pass(l->cap, l->o->out_path, l->s);
+	} else {
+		ret = sideband__read(l->sb, session__pev, l->s);
+		if (!ret)
+			ret = kdev__read(l->d, on_record, l->s);
+		if (!ret)
+			ret = session__flush(l->s, 1);
+	}
+	return ret ? -1 : 0;
+}
+
+/* The per-CPU counters into the summary (and the capture); -1: no memory. */
+static int live_stats(struct live *l, int *status)
+{
+	unsigned int cpu;
+
+	l->stats = calloc(kdev__nr_cpus(l->d) + 1, sizeof(*l->stats));
+	if (!l->stats)
+		return -1;
+	for (cpu = 0; cpu < kdev__nr_cpus(l->d); cpu++) {
+		kdev__stats(l->d, cpu, &l->stats[cpu]);
+		if (l->cap && l->stats[cpu].size &&
+		    capture__write(l->cap, KPCAP_STATS, cpu, &l->stats[cpu], sizeof(l->stats[cpu])))
+			*status = 1;
+	}
+	l->sum.cpu = l->stats;
+	l->sum.nr_cpu = kdev__nr_cpus(l->d);
+	l->sum.decode = session__decode_stats(l->s);
+	l->sum.misordered = session__misordered(l->s);
+	l->sum.bad_sizes = kdev__bad_sizes(l->d);
+	l->sum.discarded = kdev__discarded(l->d);
+	l->sum.filtered = session__filtered(l->s);
+	l->sum.sideband_lost = sideband__lost(l->sb);
+	l->sum.seconds = now() - l->t0;
+	return 0;
+}
+
+/* The output's summary, the warnings, the capture's end; STATUS so far. */
+static int live_finish(struct live *l, int status)
+{
+	struct record_opts *o = l->o;
+
+	if (o->out && output__finish(o->out, &l->sum))
+		status = 1;
+	/* -o alone prints nothing: nothing came out of order. */
+	if (l->sum.misordered && o->out)
+		p_warn("%llu records arrived later than the %llu ms reordering window and were printed out of order",
+		       (unsigned long long)l->sum.misordered, WINDOW_NS / 1000000);
+	if (l->sum.sideband_lost)
+		p_warn("the side band lost %llu process events: some frames may be [unknown]",
+		       (unsigned long long)l->sum.sideband_lost);
+	if (l->cap) {
+		if (usyms__save_dsos(session__usyms(l->s), write_dso, l->cap))
+			status = 1;
+		if (capture__close(l->cap))
+			status = 1;
+		l->cap = NULL;
+	}
+	if (!status && !o->quiet)
+		runlimits__end_of_run(o, &l->sum, session__samples_out(l->s), kdev__bytes(l->d));
+	return status;
+}
+
+/* CMD's own end is kprofcat's exit status, as perf record's. */
+static int live_child_status(const struct live *l, int status)
+{
+	int cs = l->child_status, sent = l->stop_sig;
+	char **cmd = l->o->cmd;
+
+	if (cmd && WIFEXITED(cs) && WEXITSTATUS(cs))
+		p_warn("'%s' exited with status %d", cmd[0], WEXITSTATUS(cs));
+	else if (cmd && WIFSIGNALED(cs) && !(sent & (1 << WTERMSIG(cs))))
+		p_warn("'%s' was killed by signal %d (%s)", cmd[0], WTERMSIG(cs),
+		       strsignal(WTERMSIG(cs)));
+	if (!status && WIFEXITED(cs))
+		status = WEXITSTATUS(cs);
+	else if (!status && WIFSIGNALED(cs) && !(sent & (1 << WTERMSIG(cs))))
+		status = 128 + WTERMSIG(cs);
+	return status;
+}
+
+static void live_free(struct live *l)
+{
+	if (l->go >= 0)
+		close(l->go);	/* the held child sees EOF and exits 127 */
+	if (l->exec_err >= 0)
+		close(l->exec_err);
+	if (l->child)
+		waitpid(l->child, NULL, 0);
+	if (l->cap)
+		capture__close(l->cap);
+	free(l->stats);
+	free(l->rw.bytes);
+	session__free(l->s);
+	sideband__close(l->sb);
+	kdev__close(l->d);
+}
+
+/* From the start of sampling to the exit status. */
+static int live_run(struct live *l)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	int status = 1, ret;
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (kdev__start(l->d, l->o->event))
+		return 1;
+	ret = l->child ? live_release(l) : 0;
+	if (ret > 0)
+		return ret;
+	if (!ret && !live_loop(l))
+		status = 0;
+	if (live_stop(l))
+		status = 1;
+	if (live_stats(l, &status))
+		return status;
+	status = live_finish(l, status);
+	return live_child_status(l, status);
+}
+
 int record__live(struct record_opts *o)
 {
-	struct session_opts so = { .out = o->out, .window_ns = WINDOW_NS };
-	struct kprof_cpu_stats *stats = NULL;
-	struct capture_writer *cap = NULL;
-	struct sideband *sb = NULL;
-	struct session *s = NULL;
-	struct pollfd pfds[MAX_POLLFDS];
-	unsigned long long last_samples = 0;
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct out_summary sum = { 0 };
-	struct kprof_throttle_config knobs;
-	struct output null_out = { .ops = &null_ops, .needs_frames = 1 };
-	struct raw rw = { 0 };
-	double pace = RAW_MIN_SLEEP, last_drain;
-	uint64_t data_size = (uint64_t)o->cfg.buffer_pages * sysconf(_SC_PAGESIZE);
-	int status = 1, go = -1, exec_err = -1, child_status = 0, ret, raw;
-	/* Not on the terminal the samples go to: the two would glue. */
-	int tty = isatty(2) && !o->quiet && !(o->out && isatty(1));
-	pid_t child = 0;
-	struct kdev *d;
-	double t0 = now(), last_status = t0;
-	unsigned int cpu;
-	int stop_sig = 0;	/* the signals kprofcat sent CMD, as a mask */
+	struct live l = {
+		.o = o,
+		.so = { .out = o->out, .window_ns = WINDOW_NS },
+		.null_out = { .ops = &null_ops, .needs_frames = 1 },
+		.pace = RAW_MIN_SLEEP,
+		.data_size = (uint64_t)o->cfg.buffer_pages * sysconf(_SC_PAGESIZE),
+		/* Not on the terminal the samples go to: the two would glue. */
+		.tty = isatty(2) && !o->quiet && !(o->out && isatty(1)),
+		.go = -1,
+		.exec_err = -1,
+	};
+	int status = 1;
 
 	if (o->pid && kill(o->pid, 0) && errno == ESRCH) {
 		p_err("-p %d: No such process", o->pid);
@@ -387,257 +752,13 @@ int record__live(struct record_opts *o)
 	}
 	if (runlimits__set_knobs(o))
 		return 1;
-	d = kdev__open(o->device);
-	if (!d)
+	l.d = kdev__open(o->device);
+	if (!l.d)
 		return 1;
-	if (runlimits__fit_freq(d, o) || kdev__knobs(d, &knobs))
-		goto out;
-	sum.knobs = &knobs;
-	if (kdev__configure(d, &o->cfg, o->event))
-		goto out;
-	if (o->out_path) {
-		cap = capture__create(o->out_path);
-		if (!cap)
-			goto out;
-	}
-	if (o->cmd) {
-		child = spawn_held(o->cmd, o->out != NULL, &go, &exec_err);
-		if (child < 0)
-			goto out;
-	}
-	if (o->pid && !o->all)
-		sb = sideband__open(o->pid);
-	else if (child && !o->all)
-		sb = sideband__open(child);
-	else
-		sb = sideband__open(-1);
-	so.cap = cap;
-	so.sf = o->sf;
-	so.proc_fallback = !sb;
-	if (o->pid && !o->all) {
-		so.filter = FILTER_PID;
-		so.pid = o->pid;
-	} else if (child && !o->all) {
-		so.filter = FILTER_TREE;
-		so.pid = child;
-	}
-	/* Without side band, new pids need /proc reads as they show up. */
-	raw = cap && !o->out && sb;
-	if (cap && write_meta(cap, o, raw ? so.filter : FILTER_ALL, so.pid,
-			       kdev__nr_cpus(d)))
-		goto out;
-	if (raw) {
-		so.cap = NULL;
-		so.out = &null_out;
-		rw.cap = cap;
-		rw.nr = kdev__nr_cpus(d);
-		rw.bytes = calloc(rw.nr + 1, sizeof(*rw.bytes));
-		if (!rw.bytes)
-			goto out;
-	}
-	{
-		struct ksyms *k = ksyms__load("/proc/kallsyms");
-		size_t klen;
-		const char *ktext = k ? ksyms__text(k, &klen) : NULL;
-
-		if (cap && ktext && capture__write(cap, KPCAP_KALLSYMS, 0, ktext, klen))
-			goto out;
-		s = session__new(&so, k);
-		if (!s) {
-			ksyms__free(k);
-			p_err("out of memory");
-			goto out;
-		}
-		rw.s = s;
-	}
-	/* What was mapped before we started listening. */
-	if (so.filter == FILTER_ALL)
-		sideband__snapshot_all(raw ? raw_pev : session__pev, raw ? (void *)&rw : s);
-	else
-		sideband__snapshot_pid(so.pid, 0, raw ? raw_pev : session__pev,
-				       raw ? (void *)&rw : s);
-
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	if (kdev__start(d, o->event))
-		goto out;
-	if (child) {
-		if (write(go, "g", 1) != 1) {
-			p_err("cannot release '%s': %s", o->cmd[0], strerror(errno));
-			goto stop;
-		}
-		close(go);
-		go = -1;
-		ret = exec_result(exec_err);
-		exec_err = -1;
-		if (ret) {
-			/* Nothing it ran is worth printing: no samples, no capture. */
-			p_err("cannot run '%s': %s", o->cmd[0], strerror(ret));
-			kdev__stop(d);
-			waitpid(child, NULL, 0);
-			child = 0;
-			if (cap) {
-				capture__close(cap);
-				cap = NULL;
-				unlink(o->out_path);
-			}
-			status = 127;
-			goto out;
-		}
-	}
-	t0 = last_status = last_drain = now();
-	while (!stop_requested) {
-		int n = 0;
-
-		if (o->duration > 0 && now() - t0 >= o->duration)
-			break;
-		if (child) {
-			pid_t w = waitpid(child, &child_status, WNOHANG);
-
-			if (w == child) {
-				child = 0;
-				break;
-			}
-		}
-		/* perf record -p ends when its process does. */
-		if (o->pid && pid_gone(o->pid))
-			break;
-		if (raw) {
-			struct timespec ts = {
-				.tv_sec = (time_t)pace,
-				.tv_nsec = (long)((pace - (time_t)pace) * 1e9),
-			};
-			double t;
-
-			/* The side band's fds only: a process event ends the nap early. */
-			n = sideband__pollfds(sb, pfds, MAX_POLLFDS);
-			if (ppoll(pfds, n, &ts, NULL) < 0 && errno != EINTR) {
-				p_err("poll: %s", strerror(errno));
-				break;
-			}
-			ret = sideband__read(sb, raw_pev, &rw);
-			if (!ret)
-				ret = kdev__read(d, raw_record, &rw);
-			if (ret)
-				goto stop;
-			t = now();
-			pace = raw_pace(&rw, data_size, t - last_drain);
-			last_drain = t;
-			if (tty)
-				status_line(d, t0, &last_status, &last_samples);
-			continue;
-		}
-		pfds[n].fd = kdev__fd(d);
-		pfds[n].events = POLLIN;
-		pfds[n++].revents = 0;
-		n += sideband__pollfds(sb, pfds + n, MAX_POLLFDS - n);
-		if (poll(pfds, n, POLL_MS) < 0 && errno != EINTR) {
-			p_err("poll: %s", strerror(errno));
-			break;
-		}
-		ret = sideband__read(sb, session__pev, s);
-		if (!ret)
-			ret = kdev__read(d, on_record, s);
-		if (!ret)
-			ret = session__flush(s, 0);
-		if (ret)
-			goto stop;
-		if (tty)
-			status_line(d, t0, &last_status, &last_samples);
-	}
-	status = 0;
-stop:
-	kdev__stop(d);
-	/* Erased for what follows: warnings, then the end-of-run line. */
-	if (tty)
-		fputs("\r\033[K", stderr);
-	if (child) {
-		/*
-		 * Stopped early (Ctrl-C, kill, --duration): do not leave CMD
-		 * behind.  It gets the signal kprofcat got (SIGTERM for
-		 * --duration); dying of it is the stop that was asked for.
-		 */
-		stop_sig = stop_child(child, stop_requested ? stop_requested : SIGTERM,
-				      &child_status);
-		child = 0;
-	}
-	if (raw) {
-		ret = sideband__read(sb, raw_pev, &rw);
-		if (!ret)
-			ret = kdev__read(d, raw_record, &rw);
-		if (!ret)
-			ret = raw_dso_pass(cap, o->out_path, s);
-	} else {
-		ret = sideband__read(sb, session__pev, s);
-		if (!ret)
-			ret = kdev__read(d, on_record, s);
-		if (!ret)
-			ret = session__flush(s, 1);
-	}
-	if (ret)
-		status = 1;
-
-	stats = calloc(kdev__nr_cpus(d) + 1, sizeof(*stats));
-	if (!stats)
-		goto out;
-	for (cpu = 0; cpu < kdev__nr_cpus(d); cpu++) {
-		kdev__stats(d, cpu, &stats[cpu]);
-		if (cap && stats[cpu].size &&
-		    capture__write(cap, KPCAP_STATS, cpu, &stats[cpu], sizeof(stats[cpu])))
-			status = 1;
-	}
-	sum.cpu = stats;
-	sum.nr_cpu = kdev__nr_cpus(d);
-	sum.decode = session__decode_stats(s);
-	sum.misordered = session__misordered(s);
-	sum.bad_sizes = kdev__bad_sizes(d);
-	sum.discarded = kdev__discarded(d);
-	sum.filtered = session__filtered(s);
-	sum.sideband_lost = sideband__lost(sb);
-	sum.seconds = now() - t0;
-	if (o->out && output__finish(o->out, &sum))
-		status = 1;
-	/* -o alone prints nothing: nothing came out of order. */
-	if (sum.misordered && o->out)
-		p_warn("%llu records arrived later than the %llu ms reordering window and were printed out of order",
-		       (unsigned long long)sum.misordered, WINDOW_NS / 1000000);
-	if (sum.sideband_lost)
-		p_warn("the side band lost %llu process events: some frames may be [unknown]",
-		       (unsigned long long)sum.sideband_lost);
-	if (cap) {
-		if (usyms__save_dsos(session__usyms(s), write_dso, cap))
-			status = 1;
-		if (capture__close(cap))
-			status = 1;
-		cap = NULL;
-	}
-	if (!status && !o->quiet)
-		runlimits__end_of_run(o, &sum, session__samples_out(s), kdev__bytes(d));
-	/* CMD's own end is kprofcat's exit status, as perf record's. */
-	if (o->cmd && WIFEXITED(child_status) && WEXITSTATUS(child_status))
-		p_warn("'%s' exited with status %d", o->cmd[0], WEXITSTATUS(child_status));
-	else if (o->cmd && WIFSIGNALED(child_status) && !(stop_sig & (1 << WTERMSIG(child_status))))
-		p_warn("'%s' was killed by signal %d (%s)", o->cmd[0], WTERMSIG(child_status),
-		       strsignal(WTERMSIG(child_status)));
-	if (!status && WIFEXITED(child_status))
-		status = WEXITSTATUS(child_status);
-	else if (!status && WIFSIGNALED(child_status) &&
-		 !(stop_sig & (1 << WTERMSIG(child_status))))
-		status = 128 + WTERMSIG(child_status);
-out:
-	if (go >= 0)
-		close(go);	/* the held child sees EOF and exits 127 */
-	if (exec_err >= 0)
-		close(exec_err);
-	if (child)
-		waitpid(child, NULL, 0);
-	if (cap)
-		capture__close(cap);
-	free(stats);
-	free(rw.bytes);
-	session__free(s);
-	sideband__close(sb);
-	kdev__close(d);
+	l.t0 = l.last_status = now();
+	if (!live_setup(&l))
+		status = live_run(&l);
+	live_free(&l);
 	return status;
 }
 
