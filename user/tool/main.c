@@ -188,299 +188,459 @@ static int apply_module_defaults(struct record_opts *o, unsigned long long *freq
 	return 0;
 }
 
+/* What the command line of plain kprofcat and its perf verbs gathers. */
+struct prof {
+	const struct verb *vb;
+	int argc;
+	char **argv;
+	struct read_opts rd;
+	struct record_opts o;
+	unsigned long long freq, period;
+	enum format fmt;
+	int fmt_given, json, weight_period, callchain, no_demangle;
+	int event_sample, event_given, cpus_given;
+	const char *input;
+};
+
+/* What an option's handler says: go on, stop with status 2, or stop with 0. */
+enum { OPT_OK, OPT_ERR, OPT_EXIT };
+
+static int opt_event(struct prof *p, int opt, char *arg)
+{
+	(void)opt;
+	if (p->event_given) {
+		p_err("-e given twice ('%s', then '%s'): kprof samples one event per run",
+		      p->o.event, arg);
+		return OPT_ERR;
+	}
+	p->event_given = 1;
+	if (config__parse_event(&p->o.cfg, arg, &p->event_sample))
+		return OPT_ERR;
+	p->o.event = arg;
+	return OPT_OK;
+}
+
+static int opt_freq(struct prof *p, int opt, char *arg)
+{
+	(void)opt;
+	if (!strcmp(arg, "max")) {
+		p->o.freq_src = FREQ_MAX;
+		p->freq = 1;	/* raised to the max at configure time */
+		return OPT_OK;
+	}
+	if (parse_u64("-F", arg, 0x7fffffff, &p->freq))
+		return OPT_ERR;
+	p->o.freq_src = FREQ_USER;
+	return OPT_OK;
+}
+
+static int opt_count(struct prof *p, int opt, char *arg)
+{
+	(void)opt;
+	return parse_u64("-c", arg, ~0ULL >> 1, &p->period) ? OPT_ERR : OPT_OK;
+}
+
+static int opt_call_graph(struct prof *p, int opt, char *arg)
+{
+	(void)opt;
+	p->callchain = 1;
+	p->rd.ro.call_graph = REPORT_CALLER;
+	/* perf's "-g caller": the order as the next word. */
+	if (!arg && optind < p->argc &&
+	    (!strcmp(p->argv[optind], "caller") || !strcmp(p->argv[optind], "callee")))
+		arg = p->argv[optind++];
+	if (arg && !strcmp(arg, "callee")) {
+		p->rd.ro.call_graph = REPORT_CALLEE;
+	} else if (arg && strcmp(arg, "caller")) {
+		p_err("bad value '%s' for --call-graph: use caller or callee", arg);
+		return OPT_ERR;
+	}
+	return OPT_OK;
+}
+
+static int opt_cpu(struct prof *p, int opt, char *arg)
+{
+	(void)opt;
+	if (config__parse_cpus(&p->o.cfg, arg))
+		return OPT_ERR;
+	p->rd.sf.cpus_set = 1;
+	p->cpus_given = 1;
+	memcpy(p->rd.sf.cpus, p->o.cfg.cpumask, sizeof(p->rd.sf.cpus));
+	return OPT_OK;
+}
+
+static int opt_pid(struct prof *p, int opt, char *arg)
+{
+	unsigned long long v;
+
+	(void)opt;
+	if (parse_u64("-p", arg, 1 << 22, &v))
+		return OPT_ERR;
+	p->o.pid = v;
+	return OPT_OK;
+}
+
+static int opt_duration(struct prof *p, int opt, char *arg)
+{
+	char *end;
+
+	(void)opt;
+	p->o.duration = strtod(arg, &end);
+	if (end == arg || *end || !(p->o.duration > 0)) {
+		p_err("bad value '%s' for --duration: want seconds > 0", arg);
+		return OPT_ERR;
+	}
+	return OPT_OK;
+}
+
+static int opt_buffer_pages(struct prof *p, int opt, char *arg)
+{
+	unsigned long long v;
+
+	(void)opt;
+	if (parse_u64("--buffer-pages", arg, ~0ULL, &v))
+		return OPT_ERR;
+	if (v > KPROF_MAX_BUFFER_PAGES) {
+		p_err("--buffer-pages %llu is above kprof.ko's limit of %d pages per CPU buffer: use at most %d",
+		      v, KPROF_MAX_BUFFER_PAGES, KPROF_MAX_BUFFER_PAGES);
+		return OPT_ERR;
+	}
+	if (v & (v - 1)) {
+		p_err("--buffer-pages %llu is not a power of two", v);
+		return OPT_ERR;
+	}
+	p->o.cfg.buffer_pages = v;
+	return OPT_OK;
+}
+
+static int opt_watermark(struct prof *p, int opt, char *arg)
+{
+	unsigned long long v;
+
+	(void)opt;
+	if (parse_u64("--watermark", arg, 1U << 31, &v))
+		return OPT_ERR;
+	p->o.cfg.watermark = v;
+	return OPT_OK;
+}
+
+/* --folded, --report, --stats: the output, where the verb leaves it open. */
+static int opt_format(struct prof *p, int opt, char *arg)
+{
+	(void)arg;
+	if (p->vb->name) {
+		p_err("'kprofcat %s' picks the output: --folded, --report and --stats go with plain kprofcat",
+		      p->vb->name);
+		return OPT_ERR;
+	}
+	if (p->fmt_given) {
+		p_err("--folded, --report and --stats exclude each other: pick one");
+		return OPT_ERR;
+	}
+	p->fmt_given = 1;
+	p->fmt = opt == OPT_FOLDED ? FMT_FOLDED : opt == OPT_REPORT ? FMT_REPORT : FMT_STATS;
+	return OPT_OK;
+}
+
+static int opt_weight(struct prof *p, int opt, char *arg)
+{
+	(void)opt;
+	if (strcmp(arg, "period") && strcmp(arg, "samples")) {
+		p_err("bad value '%s' for --weight: use period or samples", arg);
+		return OPT_ERR;
+	}
+	p->weight_period = !strcmp(arg, "period");
+	return OPT_OK;
+}
+
+/* The options that only set a flag or keep their argument. */
+static int opt_flag(struct prof *p, int opt, char *arg)
+{
+	switch (opt) {
+	case 'a':
+		p->o.all = 1;
+		break;
+	case 'o':
+		p->o.out_path = arg;
+		break;
+	case 'i':
+		p->input = arg;
+		break;
+	case OPT_USER_ONLY:
+		p->o.cfg.flags |= KPROF_CFG_EXCLUDE_KERNEL;
+		p->rd.sf.user_only = 1;
+		break;
+	case OPT_KERNEL_ONLY:
+		p->o.cfg.flags |= KPROF_CFG_EXCLUDE_USER;
+		p->rd.sf.kernel_only = 1;
+		break;
+	case OPT_JSON:
+		p->json = 1;
+		break;
+	case OPT_NO_DEMANGLE:
+		p->no_demangle = 1;
+		break;
+	case OPT_STRICT_FREQ:
+		p->o.strict_freq = 1;
+		break;
+	case 'q':
+		p->o.quiet = 1;
+		p_set_no_warnings(1);
+		break;
+	case OPT_MAX_RATE:
+		p->o.set_rate = arg;
+		break;
+	case OPT_MAX_PERCENT:
+		p->o.set_percent = arg;
+		break;
+	case OPT_SEMANTICS:
+		p->o.set_semantics = arg;
+		break;
+	}
+	return OPT_OK;
+}
+
+static int opt_info(struct prof *p, int opt, char *arg)
+{
+	(void)p;
+	(void)arg;
+	if (opt == 'h')
+		usage(stdout);
+	else
+		printf("kprofcat %s\n", KPROF_VERSION);
+	return OPT_EXIT;
+}
+
+/*
+ * Each option's handler, as perf's option tables and bpftool's command
+ * table pair a name with its function.  RECORD_OPT: the option names a
+ * recording setting, which reading a capture refuses (cli_read__check()).
+ * The options not here are the reading options of cli_read.h.
+ */
+static const struct opt_handler {
+	int opt;
+	int (*fn)(struct prof *p, int opt, char *arg);
+	const char *record_opt;
+} opt_handlers[] = {
+	{ 'e', opt_event, "-e" },
+	{ 'F', opt_freq, "-F" },
+	{ 'c', opt_count, "-c" },
+	{ 'g', opt_call_graph, NULL },
+	{ 'C', opt_cpu, NULL },
+	{ 'p', opt_pid, NULL },
+	{ 'a', opt_flag, "-a" },
+	{ 'd', opt_duration, NULL },
+	{ 'o', opt_flag, NULL },
+	{ 'i', opt_flag, NULL },
+	{ OPT_USER_ONLY, opt_flag, NULL },
+	{ OPT_KERNEL_ONLY, opt_flag, NULL },
+	{ 'm', opt_buffer_pages, "--buffer-pages" },
+	{ OPT_BUFFER_PAGES, opt_buffer_pages, "--buffer-pages" },
+	{ OPT_WATERMARK, opt_watermark, "--watermark" },
+	{ OPT_FOLDED, opt_format, NULL },
+	{ OPT_REPORT, opt_format, NULL },
+	{ OPT_STATS, opt_format, NULL },
+	{ OPT_WEIGHT, opt_weight, NULL },
+	{ OPT_JSON, opt_flag, NULL },
+	{ OPT_NO_DEMANGLE, opt_flag, NULL },
+	{ OPT_STRICT_FREQ, opt_flag, "--strict-freq" },
+	{ 'q', opt_flag, NULL },
+	{ OPT_MAX_RATE, opt_flag, "--max-sample-rate" },
+	{ OPT_MAX_PERCENT, opt_flag, "--cpu-time-max-percent" },
+	{ OPT_SEMANTICS, opt_flag, "--throttle-semantics" },
+	{ 'h', opt_info, NULL },
+	{ OPT_VERSION, opt_info, NULL },
+};
+
+/* One option through its handler, or cli_read__option(); OPT_*. */
+static int prof_option(struct prof *p, int opt, char *arg)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(opt_handlers) / sizeof(opt_handlers[0]); i++) {
+		if (opt_handlers[i].opt != opt)
+			continue;
+		ret = opt_handlers[i].fn(p, opt, arg);
+		if (ret == OPT_OK && opt_handlers[i].record_opt)
+			p->rd.record_opt = opt_handlers[i].record_opt;
+		return ret;
+	}
+	return cli_read__option(opt, arg, &p->rd) ? OPT_ERR : OPT_OK;
+}
+
+/* Everything after the first "--" is the command, options or not. */
+static int prof_split_cmd(struct prof *p)
+{
+	int i;
+
+	for (i = 1; i < p->argc; i++) {
+		if (!strcmp(p->argv[i], "--")) {
+			if (i + 1 == p->argc) {
+				p_err("nothing after '--': give the command to profile");
+				return -1;
+			}
+			p->o.cmd = p->argv + i + 1;
+			p->argc = i;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The one positional argument: a capture FILE or a DEVICE. */
+static int prof_positional(struct prof *p)
+{
+	if (optind >= p->argc)
+		return 0;
+	if (p->o.cmd) {
+		p_err("unexpected argument '%s': a command follows '--', a DEVICE or FILE cannot come with it",
+		      p->argv[optind]);
+		return -1;
+	}
+	if (optind + 1 < p->argc) {
+		p_err("unexpected argument '%s': to profile a command, put it after '--'",
+		      p->argv[optind + 1]);
+		return -1;
+	}
+	if (cli_read__is_file(p->argv[optind]))
+		p->input = p->argv[optind];
+	else
+		p->o.device = p->argv[optind];
+	return 0;
+}
+
+/* The options that exclude or need each other; -1 after a message. */
+static int prof_check(struct prof *p)
+{
+	struct record_opts *o = &p->o;
+
+	if (cli_read__defaults(p->vb, o, &p->input, optind < p->argc, &p->rd) ||
+	    cli_read__check(&p->rd, p->input, p->fmt, o, !o->out_path || p->fmt_given))
+		return -1;
+	if (p->freq && p->period) {
+		p_err("-F and -c exclude each other: sample by frequency or by period");
+		return -1;
+	}
+	if (p->json && p->fmt != FMT_STATS) {
+		p_err("--json only applies to --stats");
+		return -1;
+	}
+	if (p->weight_period && p->fmt != FMT_FOLDED) {
+		p_err("--weight only applies to --folded");
+		return -1;
+	}
+	if ((o->cfg.flags & KPROF_CFG_EXCLUDE_USER) && (o->cfg.flags & KPROF_CFG_EXCLUDE_KERNEL)) {
+		p_err("--user-only and --kernel-only exclude each other");
+		return -1;
+	}
+	if (p->input && (o->cmd || o->out_path || o->duration > 0)) {
+		p_err("-i reads a capture: -- CMD, -o and --duration only apply to recording");
+		return -1;
+	}
+	o->sf = p->rd.sf;
+	if (o->pid && o->cmd) {
+		p_err("-p and -- CMD exclude each other");
+		return -1;
+	}
+	return 0;
+}
+
+/* The sampling configuration from the options and insmod's defaults. */
+static int prof_sampling(struct prof *p)
+{
+	struct record_opts *o = &p->o;
+
+	if (!p->input && apply_module_defaults(o, &p->freq, &p->period, p->event_given,
+					       p->event_sample, p->cpus_given))
+		return -1;
+	/* An event's freq= term is a given -F for the max-rate rules. */
+	if (p->event_sample)
+		o->freq_src = FREQ_USER;
+	/* An event's period= or freq= term wins over -c and -F, as in perf. */
+	if (p->period && !p->event_sample) {
+		o->cfg.sample = p->period;
+	} else if (!p->event_sample) {
+		o->cfg.sample = p->freq ? p->freq : DEFAULT_FREQ;
+		o->cfg.flags |= KPROF_CFG_FREQ;
+	}
+	if (p->callchain) {
+		o->cfg.flags |= KPROF_CFG_CALLCHAIN_KERNEL | KPROF_CFG_CALLCHAIN_USER;
+		o->cfg.kernel_stack = KPROF_MAX_STACK;
+		o->cfg.user_stack = KPROF_MAX_STACK;
+	}
+	if (!o->cfg.buffer_pages)
+		o->cfg.buffer_pages = 64;
+	return 0;
+}
+
+/* The output the format asks for, on stdout; NULL after a message. */
+static struct output *prof_output(struct prof *p, const char *event_name)
+{
+	struct output *out = NULL;
+
+	switch (p->fmt) {
+	case FMT_SCRIPT:
+		out = output_script__new(stdout, event_name);
+		break;
+	case FMT_FOLDED:
+		out = output_folded__new(stdout, p->weight_period, event_name);
+		break;
+	case FMT_REPORT:
+		out = output_report__new(stdout, event_name, &p->rd.ro);
+		break;
+	case FMT_STATS:
+		out = output_stats__new(stdout, p->json);
+		break;
+	}
+	if (!out) {
+		p_err("out of memory");
+		return NULL;
+	}
+	out->no_demangle = p->no_demangle;
+	return out;
+}
+
 static int profile(int argc, char **argv, const struct verb *vb)
 {
-	struct read_opts rd = { 0 };
-	struct record_opts o = { .device = DEFAULT_DEVICE, .event = "cpu-clock" };
-	unsigned long long v, freq = 0, period = 0;
-	enum format fmt = vb->fmt;
-	int fmt_given = !!vb->name, json = 0, weight_period = 0, callchain = 0, opt;
-	int no_demangle = 0, event_sample = 0, event_given = 0, cpus_given = 0;
-	const char *input = NULL;
+	struct prof p = {
+		.vb = vb, .argc = argc, .argv = argv,
+		.o = { .device = DEFAULT_DEVICE, .event = "cpu-clock" },
+		.fmt = vb->fmt, .fmt_given = !!vb->name,
+	};
 	static char event_name[64];
 	struct output *out = NULL;
-	int status;
+	int status, opt, ret;
 
-	o.cfg.size = sizeof(o.cfg);
-	config__parse_event(&o.cfg, o.event, &event_sample);
-	/* Everything after the first "--" is the command, options or not. */
-	for (opt = 1; opt < argc; opt++) {
-		if (!strcmp(argv[opt], "--")) {
-			if (opt + 1 == argc) {
-				p_err("nothing after '--': give the command to profile");
-				return 2;
-			}
-			o.cmd = argv + opt + 1;
-			argc = opt;
-			break;
-		}
-	}
+	p.o.cfg.size = sizeof(p.o.cfg);
+	config__parse_event(&p.o.cfg, p.o.event, &p.event_sample);
+	if (prof_split_cmd(&p))
+		return 2;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "e:F:c:gC:p:ad:o:i:hnm:q", long_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'e':
-			if (event_given) {
-				p_err("-e given twice ('%s', then '%s'): kprof samples one event per run",
-				      o.event, optarg);
-				return 2;
-			}
-			event_given = 1;
-			if (config__parse_event(&o.cfg, optarg, &event_sample))
-				return 2;
-			o.event = optarg;
-			rd.record_opt = "-e";
-			break;
-		case 'F':
-			rd.record_opt = "-F";
-			if (!strcmp(optarg, "max")) {
-				o.freq_src = FREQ_MAX;
-				freq = 1;	/* raised to the max at configure time */
-				break;
-			}
-			if (parse_u64("-F", optarg, 0x7fffffff, &freq))
-				return 2;
-			o.freq_src = FREQ_USER;
-			break;
-		case 'c':
-			if (parse_u64("-c", optarg, ~0ULL >> 1, &period))
-				return 2;
-			rd.record_opt = "-c";
-			break;
-		case 'g':
-			callchain = 1;
-			rd.ro.call_graph = REPORT_CALLER;
-			/* perf's "-g caller": the order as the next word. */
-			if (!optarg && optind < argc &&
-			    (!strcmp(argv[optind], "caller") || !strcmp(argv[optind], "callee")))
-				optarg = argv[optind++];
-			if (optarg && !strcmp(optarg, "callee")) {
-				rd.ro.call_graph = REPORT_CALLEE;
-			} else if (optarg && strcmp(optarg, "caller")) {
-				p_err("bad value '%s' for --call-graph: use caller or callee", optarg);
-				return 2;
-			}
-			break;
-		case 'C':
-			if (config__parse_cpus(&o.cfg, optarg))
-				return 2;
-			rd.sf.cpus_set = 1;
-			cpus_given = 1;
-			memcpy(rd.sf.cpus, o.cfg.cpumask, sizeof(rd.sf.cpus));
-			break;
-		case 'p':
-			if (parse_u64("-p", optarg, 1 << 22, &v))
-				return 2;
-			o.pid = v;
-			break;
-		case 'a':
-			o.all = 1;
-			rd.record_opt = "-a";
-			break;
-		case 'd': {
-			char *end;
+	while ((opt = getopt_long(p.argc, argv, "e:F:c:gC:p:ad:o:i:hnm:q", long_opts, NULL)) != -1) {
+		ret = prof_option(&p, opt, optarg);
+		if (ret != OPT_OK)
+			return ret == OPT_EXIT ? 0 : 2;
+	}
+	if (prof_positional(&p) || prof_check(&p) || prof_sampling(&p))
+		return 2;
 
-			o.duration = strtod(optarg, &end);
-			if (end == optarg || *end || !(o.duration > 0)) {
-				p_err("bad value '%s' for --duration: want seconds > 0", optarg);
-				return 2;
-			}
-			break;
-		}
-		case 'o':
-			o.out_path = optarg;
-			break;
-		case 'i':
-			input = optarg;
-			break;
-		case OPT_USER_ONLY:
-			o.cfg.flags |= KPROF_CFG_EXCLUDE_KERNEL;
-			rd.sf.user_only = 1;
-			break;
-		case OPT_KERNEL_ONLY:
-			o.cfg.flags |= KPROF_CFG_EXCLUDE_USER;
-			rd.sf.kernel_only = 1;
-			break;
-		case 'm':
-		case OPT_BUFFER_PAGES:
-			if (parse_u64("--buffer-pages", optarg, ~0ULL, &v))
-				return 2;
-			if (v > KPROF_MAX_BUFFER_PAGES) {
-				p_err("--buffer-pages %llu is above kprof.ko's limit of %d pages per CPU buffer: use at most %d",
-				      v, KPROF_MAX_BUFFER_PAGES, KPROF_MAX_BUFFER_PAGES);
-				return 2;
-			}
-			if (v & (v - 1)) {
-				p_err("--buffer-pages %llu is not a power of two", v);
-				return 2;
-			}
-			o.cfg.buffer_pages = v;
-			rd.record_opt = "--buffer-pages";
-			break;
-		case OPT_WATERMARK:
-			if (parse_u64("--watermark", optarg, 1U << 31, &v))
-				return 2;
-			o.cfg.watermark = v;
-			rd.record_opt = "--watermark";
-			break;
-		case OPT_FOLDED:
-		case OPT_REPORT:
-		case OPT_STATS:
-			if (vb->name) {
-				p_err("'kprofcat %s' picks the output: --folded, --report and --stats go with plain kprofcat",
-				      vb->name);
-				return 2;
-			}
-			if (fmt_given) {
-				p_err("--folded, --report and --stats exclude each other: pick one");
-				return 2;
-			}
-			fmt_given = 1;
-			fmt = opt == OPT_FOLDED ? FMT_FOLDED : opt == OPT_REPORT ? FMT_REPORT : FMT_STATS;
-			break;
-		case OPT_WEIGHT:
-			if (strcmp(optarg, "period") && strcmp(optarg, "samples")) {
-				p_err("bad value '%s' for --weight: use period or samples", optarg);
-				return 2;
-			}
-			weight_period = !strcmp(optarg, "period");
-			break;
-		case OPT_JSON:
-			json = 1;
-			break;
-		case OPT_NO_DEMANGLE:
-			no_demangle = 1;
-			break;
-		case OPT_STRICT_FREQ:
-			o.strict_freq = 1;
-			rd.record_opt = "--strict-freq";
-			break;
-		case 'q':
-			o.quiet = 1;
-			p_set_no_warnings(1);
-			break;
-		case OPT_MAX_RATE:
-			o.set_rate = optarg;
-			rd.record_opt = "--max-sample-rate";
-			break;
-		case OPT_MAX_PERCENT:
-			o.set_percent = optarg;
-			rd.record_opt = "--cpu-time-max-percent";
-			break;
-		case OPT_SEMANTICS:
-			o.set_semantics = optarg;
-			rd.record_opt = "--throttle-semantics";
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case OPT_VERSION:
-			printf("kprofcat %s\n", KPROF_VERSION);
-			return 0;
-		default:
-			if (cli_read__option(opt, optarg, &rd))
-				return 2;
-		}
-	}
-	if (optind < argc) {
-		if (o.cmd) {
-			p_err("unexpected argument '%s': a command follows '--', a DEVICE or FILE cannot come with it",
-			      argv[optind]);
-			return 2;
-		}
-		if (optind + 1 < argc) {
-			p_err("unexpected argument '%s': to profile a command, put it after '--'",
-			      argv[optind + 1]);
-			return 2;
-		}
-		if (cli_read__is_file(argv[optind]))
-			input = argv[optind];
-		else
-			o.device = argv[optind];
-	}
-	if (cli_read__defaults(vb, &o, &input, optind < argc, &rd) ||
-	    cli_read__check(&rd, input, fmt, &o, !o.out_path || fmt_given))
-		return 2;
-	if (freq && period) {
-		p_err("-F and -c exclude each other: sample by frequency or by period");
-		return 2;
-	}
-	if (json && fmt != FMT_STATS) {
-		p_err("--json only applies to --stats");
-		return 2;
-	}
-	if (weight_period && fmt != FMT_FOLDED) {
-		p_err("--weight only applies to --folded");
-		return 2;
-	}
-	if ((o.cfg.flags & KPROF_CFG_EXCLUDE_USER) && (o.cfg.flags & KPROF_CFG_EXCLUDE_KERNEL)) {
-		p_err("--user-only and --kernel-only exclude each other");
-		return 2;
-	}
-	if (input && (o.cmd || o.out_path || o.duration > 0)) {
-		p_err("-i reads a capture: -- CMD, -o and --duration only apply to recording");
-		return 2;
-	}
-	o.sf = rd.sf;
-	if (o.pid && o.cmd) {
-		p_err("-p and -- CMD exclude each other");
-		return 2;
-	}
-	if (!input && apply_module_defaults(&o, &freq, &period, event_given, event_sample,
-					    cpus_given))
-		return 2;
-	/* An event's freq= term is a given -F for the max-rate rules. */
-	if (event_sample)
-		o.freq_src = FREQ_USER;
-	/* An event's period= or freq= term wins over -c and -F, as in perf. */
-	if (period && !event_sample) {
-		o.cfg.sample = period;
-	} else if (!event_sample) {
-		o.cfg.sample = freq ? freq : DEFAULT_FREQ;
-		o.cfg.flags |= KPROF_CFG_FREQ;
-	}
-	if (callchain) {
-		o.cfg.flags |= KPROF_CFG_CALLCHAIN_KERNEL | KPROF_CFG_CALLCHAIN_USER;
-		o.cfg.kernel_stack = KPROF_MAX_STACK;
-		o.cfg.user_stack = KPROF_MAX_STACK;
-	}
-	if (!o.cfg.buffer_pages)
-		o.cfg.buffer_pages = 64;
-
-	if (input)
-		snprintf(event_name, sizeof(event_name), "%s", "unknown");
-	else
-		snprintf(event_name, sizeof(event_name), "%s", o.event);
-	if (!o.out_path || fmt_given) {
-		switch (fmt) {
-		case FMT_SCRIPT:
-			out = output_script__new(stdout, event_name);
-			break;
-		case FMT_FOLDED:
-			out = output_folded__new(stdout, weight_period, event_name);
-			break;
-		case FMT_REPORT:
-			out = output_report__new(stdout, event_name, &rd.ro);
-			break;
-		case FMT_STATS:
-			out = output_stats__new(stdout, json);
-			break;
-		}
-		if (!out) {
-			p_err("out of memory");
+	snprintf(event_name, sizeof(event_name), "%s", p.input ? "unknown" : p.o.event);
+	if (!p.o.out_path || p.fmt_given) {
+		out = prof_output(&p, event_name);
+		if (!out)
 			return 1;
-		}
-		out->no_demangle = no_demangle;
 	}
-	if (input) {
-		if (capture__check(input)) {
+	if (p.input) {
+		if (capture__check(p.input)) {
 			output__free(out);
 			return 1;
 		}
-		status = record__replay_filtered(input, out, o.pid, &rd.sf, event_name,
+		status = record__replay_filtered(p.input, out, p.o.pid, &p.rd.sf, event_name,
 						 sizeof(event_name));
 	} else {
-		o.out = out;
-		status = record__live(&o);
+		p.o.out = out;
+		status = record__live(&p.o);
 	}
 	output__free(out);
 	return status;
