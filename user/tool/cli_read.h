@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cli_read.h - the command line's reading side (main.c has the rest):
+ * cli_read.h - the command line's reading side (builtin-profile.c has the rest):
  * perf's verbs, the sample filters -i applies, --report's options, and
  * refusing an option where it cannot apply.
  */
@@ -38,7 +38,7 @@ enum {
 	OPT_TID = 512, OPT_COMM, OPT_DSO, OPT_SORT, OPT_PERCENT_LIMIT, OPT_NO_CHILDREN,
 };
 
-/* For main.c's getopt_long table (and 'n' in its short options). */
+/* For builtin-profile.c's getopt_long table (and 'n' in its short options). */
 #define CLI_READ_LONG_OPTS \
 	{ "tid", required_argument, NULL, OPT_TID }, \
 	{ "comm", required_argument, NULL, OPT_COMM }, \

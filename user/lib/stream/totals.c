@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * totals.c - a run's totals from the kernel's per-CPU counters, shared by
- * the end-of-run line (record.c) and the output headers.
+ * the end-of-run line and the output headers.
  */
 #include <string.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * throttle_sim.c - `kprofcat throttle-sim`: replay would-be overflow
+ * builtin-throttle-sim.c - `kprofcat throttle-sim`: replay would-be overflow
  * interrupts of one CPU through the throttle shared with kprof.ko
  * (common/kprof_throttle.h), without the module.
  *
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "kprof_throttle.h"
-#include "tool/throttle_sim.h"
+#include "tool/builtin.h"
 
 #define SIM_NAME		"kprofcat throttle-sim"
 
