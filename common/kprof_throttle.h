@@ -375,7 +375,7 @@ static inline bool kprof_throttle_unthrottle(const struct kprof_throttle_limits 
  *    it was count > max.  max + 1 interrupts per tick are delivered, the
  *    (max + 1)-th stops; with max == 1 that is 2 per tick.  (As max >= 1,
  *    "1 > max" never holds, so skipping the first check changes nothing
- *    by itself; it is kept to read like the old code.)
+ *    by itself; it is kept to read like the kernel before f51972e6.)
  *
  * shadow: the ge condition is evaluated but never stops; the first
  *    interrupt of each tick that meets it gets KPROF_THROTTLE_WOULD_STOP.

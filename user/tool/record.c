@@ -10,7 +10,7 @@
  * left the window.  After the stop, whatever the kernel wrote last (the
  * final LOST records) is drained and everything is emitted.
  *
- * -o alone takes the raw path (see "The raw path" below): the loop only moves
+ * -o alone takes the raw path (record_raw.h): the loop only moves
  * record bytes from the rings to the file, as perf record does.
  */
 #include <errno.h>
@@ -30,6 +30,7 @@
 #include "tool/runlimits.h"
 #include "lib/util/print.h"
 #include "tool/record.h"
+#include "tool/record_raw.h"
 #include "lib/stream/session.h"
 #include "lib/stream/sideband.h"
 
@@ -177,145 +178,6 @@ static int write_dso(void *ctx, const void *blob, size_t len)
 	return capture__write(ctx, KPCAP_DSO, 0, blob, len);
 }
 
-/*
- * The raw path (-o without an output, side band available).  The loop
- * copies each record from its ring into the capture's section buffer as
- * the kernel wrote it: no decoding, reordering, filtering, symbolizing or
- * /proc reads per sample.  The process filter goes into META and -i
- * applies it.  After the stop, one pass over the records written looks up
- * every sampled user frame, so the DSO symbol sections cover what samples
- * hit (perf record's build-id pass does the same).
- *
- * Pacing: kprof's poll() reports a buffer once it holds its watermark
- * (half of it by default), which leaves only the other half for the
- * reader's scheduling latency, and a smaller watermark means a wakeup
- * (irq_work, then a context switch) per few records on every CPU.
- * The loop sleeps instead until its fullest buffer should be an eighth
- * full at the rate it last saw, at most RAW_MAX_SLEEP (RAW_IDLE_SLEEP
- * when nothing came, so a burst after a quiet spell finds room).
- */
-#define RAW_MIN_SLEEP	0.0005
-#define RAW_IDLE_SLEEP	0.005
-#define RAW_MAX_SLEEP	0.01
-
-struct raw {
-	struct capture_writer *cap;
-	struct session *s;
-	uint64_t *bytes;	/* per CPU, since the last pacing decision */
-	unsigned int nr;
-};
-
-static int raw_record(void *ctx, unsigned int cpu, const void *rec, size_t len)
-{
-	struct raw *r = ctx;
-
-	if (cpu < r->nr)
-		r->bytes[cpu] += len;
-	return capture__add_record(r->cap, cpu, rec, len);
-}
-
-/* Side band: into the capture, and into the session for the DSO pass. */
-static int raw_pev(void *ctx, const struct pev *e)
-{
-	struct raw *r = ctx;
-	int ret = capture__write_pev(r->cap, e);
-
-	return ret ? ret : session__pev(r->s, e);
-}
-
-/* Seconds to sleep before the next drain; DT: seconds since the last. */
-static double raw_pace(struct raw *r, uint64_t data_size, double dt)
-{
-	uint64_t most = 0;
-	double t;
-	unsigned int i;
-
-	for (i = 0; i < r->nr; i++) {
-		if (r->bytes[i] > most)
-			most = r->bytes[i];
-		r->bytes[i] = 0;
-	}
-	if (!most)
-		return RAW_IDLE_SLEEP;
-	t = data_size / 8.0 * dt / most;
-	if (t < RAW_MIN_SLEEP)
-		return 0;
-	return t > RAW_MAX_SLEEP ? RAW_MAX_SLEEP : t;
-}
-
-static int null_sample(struct output *o, const struct kp_record *r,
-		       const struct out_frame *f, unsigned int nr)
-{
-	(void)o;
-	(void)r;
-	(void)f;
-	(void)nr;
-	return 0;
-}
-
-static void null_free(struct output *o)
-{
-	(void)o;
-}
-
-/* An output that wants frames (so the session looks them up) and drops them. */
-static const struct output_ops null_ops = { .sample = null_sample, .free = null_free };
-
-static int replay_records(struct session *s, unsigned int cpu, const unsigned char *p, size_t len);
-
-/*
- * The DSO pass: read back the RECORDS sections written so far (the file
- * has no END yet, so its end is the end of the file) through the session.
- */
-static int raw_dso_pass(struct capture_writer *cap, const char *path, struct session *s)
-{
-	struct kpcap_header h;
-	struct kpcap_section sec;
-	unsigned char *buf = NULL;
-	size_t cap_len = 0;
-	int ret = -EIO;
-	FILE *f;
-
-	if (capture__sync(cap))
-		return -EIO;
-	f = fopen(path, "r");
-	if (!f) {
-		p_err("cannot read back %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	if (fread(&h, 1, sizeof(h), f) != sizeof(h) || fseek(f, h.header_size, SEEK_SET))
-		goto out;
-	while (fread(&sec, 1, sizeof(sec), f) == sizeof(sec)) {
-		size_t padded = (sec.size + 7) & ~7ULL;
-
-		if (sec.type != KPCAP_RECORDS) {
-			if (fseek(f, padded, SEEK_CUR))
-				goto out;
-			continue;
-		}
-		if (padded > cap_len) {
-			unsigned char *b = realloc(buf, padded);
-
-			if (!b)
-				goto out;
-			buf = b;
-			cap_len = padded;
-		}
-		if (fread(buf, 1, padded, f) != padded)
-			goto out;
-		ret = replay_records(s, sec.arg, buf, sec.size);
-		if (ret)
-			goto out;
-	}
-	ret = feof(f) ? session__flush(s, 1) : -EIO;
-out:
-	if (ret == -EIO)
-		p_err("reading back %s for its DSO symbols failed", path);
-	free(buf);
-	fclose(f);
-	return ret;
-}
-
 static void status_line(struct kdev *d, double t0, double *last, unsigned long long *last_samples)
 {
 	unsigned long long samples, lost, throttled;
@@ -437,10 +299,10 @@ static int live_session(struct live *l)
 	}
 	l->rw.s = l->s;
 	if (l->so.filter == FILTER_ALL)
-		sideband__snapshot_all(l->raw ? raw_pev : session__pev,
+		sideband__snapshot_all(l->raw ? record_raw__pev : session__pev,
 				       l->raw ? (void *)&l->rw : l->s);
 	else
-		sideband__snapshot_pid(l->so.pid, 0, l->raw ? raw_pev : session__pev,
+		sideband__snapshot_pid(l->so.pid, 0, l->raw ? record_raw__pev : session__pev,
 				       l->raw ? (void *)&l->rw : l->s);
 	return 0;
 }
@@ -531,13 +393,13 @@ static int live_raw_round(struct live *l)
 		p_err("poll: %s", strerror(errno));
 		return 1;
 	}
-	ret = sideband__read(l->sb, raw_pev, &l->rw);
+	ret = sideband__read(l->sb, record_raw__pev, &l->rw);
 	if (!ret)
-		ret = kdev__read(l->d, raw_record, &l->rw);
+		ret = kdev__read(l->d, record_raw__record, &l->rw);
 	if (ret)
 		return -1;
 	t = now();
-	l->pace = raw_pace(&l->rw, l->data_size, t - l->last_drain);
+	l->pace = record_raw__pace(&l->rw, l->data_size, t - l->last_drain);
 	l->last_drain = t;
 	return 0;
 }
@@ -606,11 +468,11 @@ static int live_stop(struct live *l)
 		l->child = 0;
 	}
 	if (l->raw) {
-		ret = sideband__read(l->sb, raw_pev, &l->rw);
+		ret = sideband__read(l->sb, record_raw__pev, &l->rw);
 		if (!ret)
-			ret = kdev__read(l->d, raw_record, &l->rw);
+			ret = kdev__read(l->d, record_raw__record, &l->rw);
 		if (!ret)
-			ret = raw_dso_pass(l->cap, l->o->out_path, l->s);
+			ret = record_raw__dso_pass(l->cap, l->o->out_path, l->s);
 	} else {
 		ret = sideband__read(l->sb, session__pev, l->s);
 		if (!ret)
@@ -736,7 +598,7 @@ int record__live(struct record_opts *o)
 	struct live l = {
 		.o = o,
 		.so = { .out = o->out, .window_ns = WINDOW_NS },
-		.null_out = { .ops = &null_ops, .needs_frames = 1 },
+		.null_out = { .ops = &record_raw__null_ops, .needs_frames = 1 },
 		.pace = RAW_MIN_SLEEP,
 		.data_size = (uint64_t)o->cfg.buffer_pages * sysconf(_SC_PAGESIZE),
 		/* Not on the terminal the samples go to: the two would glue. */
@@ -760,27 +622,4 @@ int record__live(struct record_opts *o)
 		status = live_run(&l);
 	live_free(&l);
 	return status;
-}
-
-/* ---------------------------------------------------------------------- */
-
-static int replay_records(struct session *s, unsigned int cpu, const unsigned char *p, size_t len)
-{
-	size_t pos = 0;
-
-	while (pos < len) {
-		const struct kprof_record_header *h = (const void *)(p + pos);
-		int ret;
-
-		if (len - pos < sizeof(*h) || h->size < sizeof(*h) || h->size % 8 ||
-		    h->size > len - pos) {
-			p_err("capture: CPU %u record at offset %zu has an impossible size", cpu, pos);
-			return -EBADMSG;
-		}
-		ret = session__record(s, cpu, h, h->size);
-		if (ret && ret != -EBADMSG)
-			return ret;
-		pos += h->size;
-	}
-	return session__flush(s, 0);
 }
