@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * event_test: kprofcat's -e parser (user/tool/config.c) against a sysfs tree
+ * event_test: kprofcat's -e parser (user/lib/dev/config.c) against a sysfs tree
  * built in a temporary directory: generic names, PMUs by name with
  * perf's terms (config, config1, config2, period, freq, format terms), and
  * each kind of bad input refused with its errno.
@@ -16,7 +16,7 @@
 
 #include "kselftest_harness.h"
 
-#include "tool/config.h"
+#include "lib/dev/config.h"
 #include "lib/util/print.h"
 
 static void put(const char *root, const char *rel, const char *text)

@@ -6,7 +6,7 @@
  *    temporary directory (user/lib/dev/kparams.c): values left at the module's own
  *    defaults read as not given;
  *  - the knob writes and their errors (a missing module);
- *  - event modifiers :u and :k (user/tool/config.c);
+ *  - event modifiers :u and :k (user/lib/dev/config.c);
  *  - the end-of-run totals (out_summary__kernel_totals()).
  */
 #include <errno.h>
@@ -21,7 +21,7 @@
 
 #include "kselftest_harness.h"
 
-#include "tool/config.h"
+#include "lib/dev/config.h"
 #include "lib/dev/kparams.h"
 #include "lib/stream/output.h"
 #include "lib/util/print.h"

@@ -15,7 +15,7 @@
 
 #include "lib/capture/capture.h"
 #include "tool/cli_read.h"
-#include "tool/config.h"
+#include "lib/dev/config.h"
 #include "tool/builtin.h"
 #include "lib/dev/kparams.h"
 #include "lib/stream/output.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/symbols/framecache.h"
+#include "lib/stream/framecache.h"
 #include "lib/stream/merge.h"
 #include "lib/util/print.h"
 #include "lib/stream/session.h"

@@ -58,7 +58,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "tool/config.h"
+#include "lib/dev/config.h"
 #include "tool/convert/convert_perf.h"
 #include "tool/convert/convert_perf_meta.h"
 #include "tool/convert/convert_symfs.h"

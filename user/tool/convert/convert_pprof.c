@@ -49,7 +49,7 @@
 #include "lib/util/print.h"
 #include "profile.pb-c.h"
 #include "lib/stream/replay.h"
-#include "tool/strmap.h"
+#include "lib/util/strmap.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__Sample Sample;

@@ -15,7 +15,7 @@
 
 #include "tool/convert/convert.h"
 #include "lib/stream/output.h"
-#include "tool/strmap.h"
+#include "lib/util/strmap.h"
 
 #define PERF_MAGIC2	0x32454c4946524550ULL	/* "PERFILE2" */
 #define NAME_ALIGN	64

@@ -18,7 +18,7 @@
 
 #include "lib/stream/output.h"
 #include "lib/util/print.h"
-#include "tool/strmap.h"
+#include "lib/util/strmap.h"
 
 #define MAX_TOKENS	(2 * KPROF_MAX_STACK + 2)
 

@@ -21,7 +21,7 @@
 #include "lib/stream/output.h"
 #include "tool/output/output_report_graph.h"
 #include "lib/util/print.h"
-#include "tool/strmap.h"
+#include "lib/util/strmap.h"
 
 #define MAX_KEYS	3
 

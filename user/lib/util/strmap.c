@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool/strmap.h"
+#include "lib/util/strmap.h"
 
 struct strmap {
 	struct strmap_entry **slots;

@@ -18,7 +18,7 @@
 
 #include <linux/perf_event.h>
 
-#include "tool/config.h"
+#include "lib/dev/config.h"
 #include "lib/util/print.h"
 
 static const struct {

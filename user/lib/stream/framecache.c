@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "lib/util/fmt.h"
-#include "lib/symbols/framecache.h"
+#include "lib/stream/framecache.h"
 
 #define KERNEL_PID	0xffffffffU	/* key of kernel frames */
 #define HIDDEN_PID	0xfffffffeU	/* kernel frames not to look up */
