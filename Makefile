@@ -129,7 +129,9 @@ tests: $(if $(wildcard user/Makefile),user)
 	$(MAKE) -C tests/experiments
 
 # `make lint` first (it is fast), then prove runs every entry as a program
-# (--exec ''): the host test binaries, the test bed's own tests, and one VM
+# (scripts/check-run: each entry's output is kept in build/check/, and a
+# failed run ends naming each failed entry with its log's last lines):
+# the host test binaries, the test bed's own tests, and one VM
 # boot per kernel running the whole in-guest suite (tests/vm/suite).
 # tests/vm/run builds the module for each kernel under build/<series>/;
 # building them all first makes a compile error show before any VM boots.
@@ -138,12 +140,12 @@ tests: $(if $(wildcard user/Makefile),user)
 # alone.
 check: tests lint
 	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --testpmu --build-only || exit; done
-	prove $(PROVE_FLAGS) --exec '' $(HOST_TESTS) tests/vm/selftest tests/vm/testpmu-selftest \
+	PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/vm/selftest tests/vm/testpmu-selftest \
 		tests/host/dkms-check $(addprefix tests/vm/kernel-,$(VM_KERNELS)) \
 		tests/host/convert-check
 
 check-quick: tests lint
-	prove $(PROVE_FLAGS) --exec '' $(HOST_TESTS) tests/vm/selftest tests/vm/kernel-6.1
+	PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/vm/selftest tests/vm/kernel-6.1
 
 lint: checkpatch sparse
 
