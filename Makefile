@@ -145,7 +145,7 @@ check: tests lint
 		tests/host/convert-check
 
 check-quick: tests lint
-	PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/vm/selftest tests/vm/kernel-6.1
+	KPROF_SELFTEST_KERNELS=6.1 PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/vm/selftest tests/vm/kernel-6.1
 
 lint: checkpatch sparse
 
