@@ -11,6 +11,8 @@
 #   make lint    checkpatch --strict and sparse on the kernel code
 #   make dkms-check  dkms builds kprof.ko for both test-bed kernels (no install)
 #   make deps    install/fetch what all of this needs (scripts/deps)
+# Each target installs or builds what it needs the first time it runs
+# (scripts/deps --build, --demo, --quick or all of it; see below).
 
 KPROF_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kprof
 export KPROF_CACHE
@@ -43,20 +45,32 @@ endif
 export KPROF_WERROR
 KBUILD_WERROR := $(if $(KPROF_WERROR),KCFLAGS=-Werror)
 
-# Everything the test bed needs; `make deps` runs when any is missing.
+# What each entry target needs, from least to most; when something its
+# goals need is missing, scripts/deps installs that level first:
+#   build  `make`, kmod, user: compilers, libdw, kernel headers
+#   demo   `make demo`: + QEMU, busybox and the 6.1 kernel image
+#   quick  `make check-quick`: + the test and lint tools, linux-source-6.1
+#   full   everything else (check, bench, experiment, dkms-check, deps):
+#          every test-bed kernel, the newest's chroot, the debug kernel
 # scripts/deps writes a kernel's build.env once its image, headers and
 # build chroot (if any) are in place; scripts/kbuild checks the headers.
 # The debug kernel is complete once its slowdown is measured too.
-MISSING_KERNELS := $(strip $(foreach k,$(VM_KERNELS),$(if $(and \
-	$(wildcard $(KPROF_CACHE)/kernels/$(k)/current/vmlinuz), \
-	$(wildcard $(KPROF_CACHE)/kernels/$(k)/current/build.env), \
-	$(if $(filter debug,$(k)),$(wildcard $(KPROF_CACHE)/kernels/$(k)/current/slowdown),ok)),,$(k))))
-DEPS_OK := $(and $(if $(MISSING_KERNELS),,kernels), \
-	$(wildcard $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl), \
+kernel_ok = $(and $(wildcard $(KPROF_CACHE)/kernels/$(1)/current/vmlinuz), \
+	$(wildcard $(KPROF_CACHE)/kernels/$(1)/current/build.env), \
+	$(if $(filter debug,$(1)),$(wildcard $(KPROF_CACHE)/kernels/$(1)/current/slowdown),ok))
+MISSING_KERNELS := $(strip $(foreach k,$(VM_KERNELS),$(if $(call kernel_ok,$(k)),,$(k))))
+BUILD_OK := $(and $(wildcard $(KDIR)/Makefile), \
+	$(wildcard /usr/include/elfutils/libdwfl.h), $(shell command -v cc), \
+	$(wildcard /usr/include/protobuf-c/protobuf-c.h), $(shell command -v protoc-c))
+DEMO_OK := $(and $(BUILD_OK), $(call kernel_ok,6.1), \
 	$(shell command -v qemu-system-x86_64), $(shell command -v busybox), \
+	$(shell command -v cpio), $(shell command -v file), $(shell command -v modinfo))
+QUICK_OK := $(and $(DEMO_OK), \
+	$(wildcard $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl), \
 	$(shell command -v sparse), $(shell command -v prove), \
-	$(shell command -v go), $(shell command -v dkms), $(shell command -v protoc-c))
-NEED_DEPS := $(if $(DEPS_OK),,deps)
+	$(shell command -v perf), $(shell command -v go))
+DEPS_OK := $(and $(QUICK_OK), $(if $(MISSING_KERNELS),,kernels), \
+	$(shell command -v dkms), $(shell command -v mmdebstrap))
 
 # A fresh machine has none of the above, and the values computed from the
 # cache (KDIR, the kernel releases) are only right once it is filled.  So
@@ -65,15 +79,16 @@ NEED_DEPS := $(if $(DEPS_OK),,deps)
 # this file again with the cache in place.  One restart at most
 # (MAKE_RESTARTS), so a deps run that leaves something missing fails in
 # the build that needs it instead of looping.
-# Building alone (`make`, kmod, user: what a real test machine runs) needs
-# only the compilers, libdw and kernel headers (`scripts/deps --build`).
 GOALS := $(or $(MAKECMDGOALS),all)
-BUILD_GOALS := all kmod user
-BUILD_OK := $(and $(wildcard $(KDIR)/Makefile), \
-	$(wildcard /usr/include/elfutils/libdwfl.h), $(shell command -v cc), \
-	$(wildcard /usr/include/protobuf-c/protobuf-c.h), $(shell command -v protoc-c))
+BUILD_GOALS := all kmod user clean
+DEMO_GOALS := $(BUILD_GOALS) demo
+QUICK_GOALS := $(DEMO_GOALS) check-quick tests checkpatch
 ifeq ($(filter-out $(BUILD_GOALS),$(GOALS)),)
   DEPS_RUN := $(if $(BUILD_OK),,scripts/deps --build)
+else ifeq ($(filter-out $(DEMO_GOALS),$(GOALS)),)
+  DEPS_RUN := $(if $(DEMO_OK),,scripts/deps --demo)
+else ifeq ($(filter-out $(QUICK_GOALS),$(GOALS)),)
+  DEPS_RUN := $(if $(QUICK_OK),,scripts/deps --quick)
 else ifneq ($(filter-out deps clean,$(GOALS)),)
   DEPS_RUN := $(if $(DEPS_OK),,scripts/deps)
 endif
@@ -109,37 +124,39 @@ user:
 	$(MAKE) -C user
 
 # Test programs; they link user/libkprof.a when user/ provides one.
-tests: $(if $(wildcard user/Makefile),user) | $(NEED_DEPS)
+tests: $(if $(wildcard user/Makefile),user)
 	$(MAKE) -C tests
 	$(MAKE) -C tests/experiments
 
 # `make lint` first (it is fast), then prove runs every entry as a program
-# (--exec ''): the host test binaries, the test bed's own tests, and one VM
+# (scripts/check-run: each entry's output is kept in build/check/, and a
+# failed run ends naming each failed entry with its log's last lines):
+# the host test binaries, the test bed's own tests, and one VM
 # boot per kernel running the whole in-guest suite (tests/vm/suite).
 # tests/vm/run builds the module for each kernel under build/<series>/;
 # building them all first makes a compile error show before any VM boots.
 # tests/host/convert-check comes last: it also reads back the guest
 # captures the kernel entries exported.  check-quick is the same on 6.1
 # alone.
-check: tests lint | $(NEED_DEPS)
+check: tests lint
 	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --testpmu --build-only || exit; done
-	prove $(PROVE_FLAGS) --exec '' $(HOST_TESTS) tests/vm/selftest tests/vm/testpmu-selftest \
+	PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/vm/selftest tests/vm/testpmu-selftest \
 		tests/host/dkms-check $(addprefix tests/vm/kernel-,$(VM_KERNELS)) \
 		tests/host/convert-check
 
-check-quick: tests lint | $(NEED_DEPS)
-	prove $(PROVE_FLAGS) --exec '' $(HOST_TESTS) tests/vm/selftest tests/vm/kernel-6.1
+check-quick: tests lint
+	KPROF_SELFTEST_KERNELS=6.1 PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/vm/selftest tests/vm/kernel-6.1
 
 lint: checkpatch sparse
 
 # dkms.conf through dkms add/build/remove for both test-bed kernels, in a
 # temporary dkms tree: nothing installed, nothing loaded (also in check).
-dkms-check: | $(NEED_DEPS)
+dkms-check:
 	tests/host/dkms-check
 
 # LINUX_VERSION_CODE is ignored: an out-of-tree module that supports 6.1
 # and 6.12 needs version checks, which in-tree code never does.
-checkpatch: | $(NEED_DEPS)
+checkpatch:
 	$(CHECKPATCH) --strict --no-tree --quiet --show-types \
 		--ignore LINUX_VERSION_CODE -f $(LINT_FILES)
 
@@ -147,7 +164,7 @@ checkpatch: | $(NEED_DEPS)
 # tree (the newest's sparse is its chroot's); any warning fails.
 # check-quick lints the 6.1 tree alone.
 SPARSE_KERNELS = $(if $(filter check-quick,$(MAKECMDGOALS)),6.1,$(VM_KERNELS))
-sparse: | $(NEED_DEPS)
+sparse:
 	@set -e; log=build/sparse.log; mkdir -p build; : >$$log; \
 	for k in $(SPARSE_KERNELS); do \
 		tests/vm/run --kernel $$k --warn-module --testpmu --build-only; \
@@ -161,15 +178,16 @@ sparse: | $(NEED_DEPS)
 	if grep -E 'warning:|error:' $$log; then exit 1; fi; \
 	echo "sparse: clean on $(SPARSE_KERNELS)"
 
-demo: tests | $(NEED_DEPS)
-	tests/vm/run --kernel 6.1 -- tests/vm/demo
+# The demo needs kprofcat and tests/progs/demo, not the test programs.
+demo: user
+	tests/vm/run --kernel 6.1 --no-tests -- tests/vm/demo
 
 # kprof against stock perf, in the 6.1 and 6.12 VMs (tests/out/experiments/).
-experiment: tests | $(NEED_DEPS)
+experiment: tests
 	tests/experiments/run-vm
 
 # Benchmarks that print numbers against their perf peer; no pass/fail.
-bench: tests | $(NEED_DEPS)
+bench: tests
 	bench/run $(BENCH_FLAGS)
 
 clean:
