@@ -106,7 +106,7 @@ build/deps-ran.mk: FORCE
 HOST_TESTS := $(patsubst %.c,%,$(wildcard tests/host/*_test.c))
 CHECKPATCH := $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl
 LINT_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.[ch] common/*.h \
-	include/uapi/linux/*.h tests/vm/warn/*.c tests/module/kmod/*.c \
+	include/uapi/linux/*.h tests/vm/warn/*.c \
 	tests/testpmu/*.c))
 
 .PHONY: all kmod user tests deps check check-quick lint checkpatch sparse demo experiment \
@@ -168,7 +168,7 @@ sparse:
 	@set -e; log=build/sparse.log; mkdir -p build; : >$$log; \
 	for k in $(SPARSE_KERNELS); do \
 		tests/vm/run --kernel $$k --warn-module --testpmu --build-only; \
-		for d in build/$$k build/$$k/warn build/$$k/tests/module/kmod build/$$k/testpmu; do \
+		for d in build/$$k build/$$k/warn build/$$k/testpmu; do \
 			[ -f $$d/Kbuild ] || { echo "sparse: no $$d/Kbuild (no kmod/ yet?)"; continue; }; \
 			echo "sparse: $$d" >>$$log; \
 			scripts/kbuild $$k $$d -s C=2 W=1 modules >>$$log 2>&1 || \

@@ -127,7 +127,6 @@ struct kprof_cpu {
 	u64			nested_ns[KPROF_NEST_LEVELS];
 	local64_t		count[KPROF_NR_COUNTERS];
 	local64_t		pending[KPROF_NR_LOST]; /* not yet in a LOST record */
-	unsigned long		nmi_pending;	/* a self-NMI is ours to claim */
 
 	/*
 	 * kprof's throttle: the handler decides, then defers what cannot be
@@ -155,9 +154,9 @@ struct kprof_state {
 	struct mutex		lock;		/* the control path, see kprof_cdev.c */
 	struct kprof_config	config;		/* validated */
 	struct kprof_throttle_limits limits;	/* knobs, see SET_THROTTLE */
-	u32			handler_delay_ns; /* debug busy-wait */
 	u32			throttle_flags;	/* KPROF_THROTTLE_F_* */
 	struct perf_event_attr	attr;		/* built at START */
+	const struct cred	*cred;		/* START's caller's, while running */
 	cpumask_var_t		cpus;		/* CPUs the config selects */
 	struct kprof_bufs	*bufs;
 	bool			running;
@@ -207,8 +206,6 @@ int kprof_events_start(void);
 void kprof_events_stop(void);
 
 /* kprof_sample.c */
-void kprof_sample_capture(struct kprof_cpu *c, struct pt_regs *regs,
-			  u64 period);
 void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs);
 void kprof_counters_fill(struct kprof_counters *dst, struct kprof_cpu *c);
@@ -237,8 +234,5 @@ int kprof_params_throttle(void);
 void kprof_params_exit(void);
 
 /* kprof_nmi.c */
-int kprof_nmi_init(void);
-void kprof_nmi_exit(void);
-int kprof_nmi_inject(unsigned int cpu);
 
 #endif /* _KPROF_H */

@@ -308,18 +308,15 @@ static long kprof_ioc_get_stats(void __user *uarg)
 }
 
 /*
- * Debug settings are CAP_SYS_ADMIN's: a handler busy-wait, and switching
- * the cost controller off (percent 0 or 100).  With a PMU event the
- * kernel times the whole PMI, so either one lowers the global
+ * A debug setting is CAP_SYS_ADMIN's: switching the cost controller off
+ * (percent 0 or 100).  With a PMU event the kernel times the whole PMI,
+ * so samples left unchecked lower the global
  * kernel.perf_event_max_sample_rate for every perf user of the machine.
  * Keeping the current value, or undoing it, is anyone's.
  */
-static bool kprof_throttle_is_debug(const struct kprof_throttle_config *t,
-				    const struct kprof_throttle_limits *old,
+static bool kprof_throttle_is_debug(const struct kprof_throttle_limits *old,
 				    const struct kprof_throttle_limits *new)
 {
-	if (t->handler_delay_ns && t->handler_delay_ns != kprof.handler_delay_ns)
-		return true;
 	return kprof_throttle_cost_control_enabled(old) &&
 	       !kprof_throttle_cost_control_enabled(new);
 }
@@ -368,11 +365,8 @@ static long kprof_ioc_set_throttle(struct kprof_file *f, void __user *uarg)
 			    KPROF_THROTTLE_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
-	if ((t.flags & ~KPROF_THROTTLE_F_ALL) ||
+	if ((t.flags & ~KPROF_THROTTLE_F_ALL) || t.__reserved0 ||
 	    memchr_inv(t.__reserved, 0, sizeof(t.__reserved)))
-		return -EINVAL;
-	/* A busy-wait in an interrupt handler: keep it below a tick. */
-	if (t.handler_delay_ns > TICK_NSEC / 2)
 		return -EINVAL;
 
 	mutex_lock(&kprof.lock);
@@ -382,11 +376,10 @@ static long kprof_ioc_set_throttle(struct kprof_file *f, void __user *uarg)
 	old = kprof.limits;
 	l = old;
 	ret = kprof_throttle_apply(&l, &old, &t);
-	if (!ret && !f->admin && kprof_throttle_is_debug(&t, &old, &l))
+	if (!ret && !f->admin && kprof_throttle_is_debug(&old, &l))
 		ret = -EPERM;
 	if (!ret) {
 		kprof_throttle_apply(&kprof.limits, &old, &t);
-		WRITE_ONCE(kprof.handler_delay_ns, t.handler_delay_ns);
 		WRITE_ONCE(kprof.throttle_flags, t.flags);
 		for_each_possible_cpu(cpu)
 			kprof_limits_publish(&kprof.bufs->cpu[cpu]);
@@ -410,27 +403,9 @@ static long kprof_ioc_get_throttle(void __user *uarg)
 	t.semantics = kprof.limits.semantics;
 	t.max_sample_rate = kprof.limits.max_sample_rate;
 	t.cpu_time_max_percent = kprof.limits.cpu_time_max_percent;
-	t.handler_delay_ns = kprof.handler_delay_ns;
 	t.flags = kprof.throttle_flags;
 	mutex_unlock(&kprof.lock);
 	return kprof_copy_out(uarg, usize, &t, sizeof(t));
-}
-
-static long kprof_ioc_inject_nmi(struct kprof_file *f, void __user *uarg)
-{
-	u32 cpu;
-	int ret;
-
-	if (!f->admin)
-		return -EPERM;
-	if (get_user(cpu, (u32 __user *)uarg))
-		return -EFAULT;
-	mutex_lock(&kprof.lock);
-	ret = kprof_check_owner(f);
-	if (!ret)
-		ret = kprof.running ? kprof_nmi_inject(cpu) : -EINVAL;
-	mutex_unlock(&kprof.lock);
-	return ret;
 }
 
 /*
@@ -464,8 +439,6 @@ static long kprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return kprof_ioc_set_throttle(f, uarg);
 	case KPROF_IOC_CMD(KPROF_IOC_GET_THROTTLE):
 		return kprof_ioc_get_throttle(uarg);
-	case KPROF_IOC_CMD(KPROF_IOC_INJECT_NMI):
-		return kprof_ioc_inject_nmi(f, uarg);
 	default:
 		return -ENOTTY;
 	}

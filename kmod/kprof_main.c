@@ -243,16 +243,11 @@ static int __init kprof_init(void)
 	ret = kprof_events_init();
 	if (ret)
 		goto put_bufs;
-	ret = kprof_nmi_init();
-	if (ret)
-		goto exit_events;
 	ret = kprof_cdev_init(kgid);
 	if (ret)
-		goto exit_nmi;
+		goto exit_events;
 	return 0;
 
-exit_nmi:
-	kprof_nmi_exit();
 exit_events:
 	kprof_events_exit();
 put_bufs:
@@ -273,7 +268,6 @@ static void __exit kprof_exit(void)
 {
 	kprof_params_exit();
 	kprof_cdev_exit();
-	kprof_nmi_exit();
 	kprof_events_exit();
 	kprof_bufs_put(kprof.bufs);
 	free_cpumask_var(kprof.cpus);

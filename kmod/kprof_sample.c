@@ -144,29 +144,16 @@ static void kprof_perf_chain(const struct perf_callchain_entry *e, u64 *ips,
  * Should this overflow's cost feed the cost controller?  The kernel feeds
  * perf_sample_event_took() from its PMI handler (NMI) only, never for an
  * hrtimer clock event; kprof does the same unless the FEED_CLOCK knob is
- * set.  Injected NMIs are not overflows of the event; an overflow
- * arriving while kprof holds the CPU throttled is one the kernel's model
- * says cannot happen (the kernel stops the counter at the throttling
- * overflow), so neither feeds, as throttle-sim does not.
+ * set.  An overflow arriving while kprof holds the CPU throttled is one
+ * the kernel's model says cannot happen (the kernel stops the counter at
+ * the throttling overflow), so it does not feed, as throttle-sim does not.
  */
-static bool kprof_sample_feeds(const struct perf_event *event,
-			       enum kprof_throttle_verdict v)
+static bool kprof_sample_feeds(enum kprof_throttle_verdict v)
 {
-	if (!event || v == KPROF_THROTTLE_SUPPRESSED)
+	if (v == KPROF_THROTTLE_SUPPRESSED)
 		return false;
 	return in_nmi() ||
 	       (READ_ONCE(kprof.throttle_flags) & KPROF_THROTTLE_F_FEED_CLOCK);
-}
-
-/* Debug knob: make samples expensive, for the throttle tests. */
-static void kprof_sample_delay(u64 t0)
-{
-	u32 delay = READ_ONCE(kprof.handler_delay_ns);
-
-	if (!delay)
-		return;
-	while (local_clock() - t0 < delay)
-		cpu_relax();
 }
 
 /*
@@ -247,11 +234,11 @@ static u64 kprof_sample_cost(struct kprof_cpu *c, long level, u64 t0,
  * the throttle's records and the wakeup, just before data_head is
  * published, so the SAMPLE carries the cost the cost controller is fed.
  */
-static void __kprof_sample_capture(struct kprof_cpu *c,
-				   struct perf_event *event,
-				   struct pt_regs *regs,
-				   const struct perf_callchain_entry *pchain,
-				   u64 period)
+static void kprof_sample_capture(struct kprof_cpu *c,
+				 struct perf_event *event,
+				 struct pt_regs *regs,
+				 const struct perf_callchain_entry *pchain,
+				 u64 period)
 {
 	enum kprof_throttle_verdict v = KPROF_THROTTLE_SAMPLE;
 	bool kthrottled = false, committed = false;
@@ -282,7 +269,7 @@ static void __kprof_sample_capture(struct kprof_cpu *c,
 		goto out;
 	}
 	kprof_buffer_begin(c->buf);
-	if (event && !kprof_throttle_admit(c, event, t0, &v, &kthrottled)) {
+	if (!kprof_throttle_admit(c, event, t0, &v, &kthrottled)) {
 		kprof_count_lost(c, KPROF_LOST_THROTTLED);
 		goto throttle;
 	}
@@ -292,10 +279,8 @@ static void __kprof_sample_capture(struct kprof_cpu *c,
 	}
 
 	s = (struct kprof_sample *)c->scratch[level - 1];
-	/* With the tick the throttle counted it in; none if injected. */
-	size = kprof_sample_fill(s, regs, pchain, seq, t0, period,
-				 event ? c->thr.tick : 0);
-	kprof_sample_delay(t0);
+	/* With the tick the throttle counted it in. */
+	size = kprof_sample_fill(s, regs, pchain, seq, t0, period, c->thr.tick);
 	committed = kprof_buffer_put(c, s, size, t0, &pos);
 	if (!committed)
 		kprof_count_lost(c, KPROF_LOST_FULL);
@@ -315,7 +300,7 @@ throttle:
 			local64_inc(&c->count[KPROF_CNT_NMI_SAMPLES]);
 	}
 	/* Every overflow of the event that cost time, lost ones too. */
-	if (kprof_sample_feeds(event, v))
+	if (kprof_sample_feeds(v))
 		kprof_throttle_feed(c, cost, t_end);
 	kprof_buffer_end(c->buf);
 out:
@@ -338,22 +323,8 @@ void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 
 	if (data->sample_flags & PERF_SAMPLE_CALLCHAIN)
 		pchain = data->callchain;	/* PEBS: from the interrupt regs */
-	__kprof_sample_capture(this_cpu_ptr(kprof_pcpu), event, regs, pchain,
-			       data->period);
-}
-
-/**
- * kprof_sample_capture() - account one injected NMI and try to record it
- * @c: this CPU's state
- * @regs: the interrupted context
- * @period: 0 for injected NMIs
- *
- * Context: NMI on the CPU @c belongs to.
- */
-void kprof_sample_capture(struct kprof_cpu *c, struct pt_regs *regs,
-			  u64 period)
-{
-	__kprof_sample_capture(c, NULL, regs, NULL, period);
+	kprof_sample_capture(this_cpu_ptr(kprof_pcpu), event, regs, pchain,
+			     data->period);
 }
 
 /**

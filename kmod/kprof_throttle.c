@@ -436,7 +436,7 @@ void kprof_throttle_feed(struct kprof_cpu *c, u64 cost_ns, u64 now)
 /**
  * kprof_throttle_after() - act on the verdicts once the sample is out
  * @c: this CPU's state
- * @event: the overflowing event, NULL for an injected NMI
+ * @event: the overflowing event
  * @v: kprof's verdict from kprof_throttle_admit()
  * @ktripped: the kernel's limit tripped at this overflow
  * @now: the overflow's time

@@ -10,7 +10,7 @@
  *   kprof-knobs [-d DEVICE] set [--semantics ge|gt|shadow]
  *                               [--max-sample-rate N]
  *                               [--cpu-time-max-percent N]
- *                               [--handler-delay-ns N]
+ *                               [--feed-clock 0|1]
  *
  * 'get' prints the current values as the options of 'set', so a script
  * saves them with saved=$(kprof-knobs get) and restores them with
@@ -41,7 +41,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: kprof-knobs [-d DEVICE] get|hz\n"
 		"       kprof-knobs [-d DEVICE] set [--semantics ge|gt|shadow] [--max-sample-rate N]\n"
-		"                   [--cpu-time-max-percent N] [--handler-delay-ns N]\n"
+		"                   [--cpu-time-max-percent N]\n"
 		"                   [--feed-clock 0|1]   (1: cpu-clock costs feed kprof's controller)\n");
 	exit(2);
 }
@@ -66,7 +66,6 @@ int main(int argc, char **argv)
 		{ "semantics", required_argument, NULL, 's' },
 		{ "max-sample-rate", required_argument, NULL, 'r' },
 		{ "cpu-time-max-percent", required_argument, NULL, 'p' },
-		{ "handler-delay-ns", required_argument, NULL, 'w' },
 		{ "feed-clock", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -108,9 +107,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!set) {
-		printf("--semantics %s --max-sample-rate %u --cpu-time-max-percent %u --handler-delay-ns %u --feed-clock %u\n",
+		printf("--semantics %s --max-sample-rate %u --cpu-time-max-percent %u --feed-clock %u\n",
 		       t.semantics < 3 ? sem_names[t.semantics] : "?",
-		       t.max_sample_rate, t.cpu_time_max_percent, t.handler_delay_ns,
+		       t.max_sample_rate, t.cpu_time_max_percent,
 		       !!(t.flags & KPROF_THROTTLE_F_FEED_CLOCK));
 		return 0;
 	}
@@ -134,9 +133,6 @@ int main(int argc, char **argv)
 		case 'p':
 			t.cpu_time_max_percent = parse_u32("--cpu-time-max-percent", optarg);
 			break;
-		case 'w':
-			t.handler_delay_ns = parse_u32("--handler-delay-ns", optarg);
-			break;
 		case 'f':
 			if (parse_u32("--feed-clock", optarg) > 1)
 				usage();
@@ -152,9 +148,9 @@ int main(int argc, char **argv)
 		usage();
 	t.size = sizeof(t);
 	if (ioctl(fd, KPROF_IOC_SET_THROTTLE, &t)) {
-		fprintf(stderr, "kprof-knobs: KPROF_IOC_SET_THROTTLE (semantics %u, max rate %u, %u%%, delay %u ns): %s\n",
+		fprintf(stderr, "kprof-knobs: KPROF_IOC_SET_THROTTLE (semantics %u, max rate %u, %u%%): %s\n",
 			t.semantics, t.max_sample_rate, t.cpu_time_max_percent,
-			t.handler_delay_ns, strerror(errno));
+			strerror(errno));
 		return 1;
 	}
 	return 0;

@@ -6,7 +6,7 @@
  * - /dev/kprof is a character device with mode 0666 (privilege is decided
  *   at open, not by the node's mode);
  * - KPROF_IOC_ABI_VERSION answers KPROF_ABI_VERSION; unknown ioctls get
- *   ENOTTY;
+ *   ENOTTY, and no number past GET_THROTTLE is known;
  * - the module unloads and reloads 20 times, the node following it;
  * - rmmod is refused while a region is mapped (even after close), and
  *   works once it is unmapped.
@@ -94,6 +94,38 @@ TEST(bad_ioctl)
 		errno = 0;
 		EXPECT_EQ(-1, ioctl(fd, bad[i].cmd, &arg)) TH_LOG("%s", bad[i].what);
 		EXPECT_EQ(ENOTTY, errno) TH_LOG("%s: %s", bad[i].what, strerror(errno));
+	}
+	close(fd);
+}
+
+/*
+ * The requests are numbers 0 (ABI_VERSION) to 8 (GET_THROTTLE) and no
+ * more: the product carries no test-only request.  Every number above,
+ * in every direction and at a u32's size, is unknown, also to root.
+ */
+TEST(no_request_past_get_throttle)
+{
+	static const unsigned int dirs[] = {
+		_IOC_NONE, _IOC_READ, _IOC_WRITE, _IOC_READ | _IOC_WRITE
+	};
+	__u64 arg = 0;
+	unsigned int nr, d;
+	int fd;
+
+	if (!kp_module_loaded())
+		SKIP(return, "kprof is not loaded (tests/vm/run loads it)");
+	fd = kp_open();
+	ASSERT_LE(0, fd) TH_LOG(KP_DEV ": %s", strerror(errno));
+	ASSERT_EQ(8, _IOC_NR(KPROF_IOC_GET_THROTTLE));
+	for (nr = 9; nr < 32; nr++) {
+		for (d = 0; d < 4; d++) {
+			errno = 0;
+			EXPECT_EQ(-1, ioctl(fd, _IOC(dirs[d], KPROF_IOC_MAGIC, nr,
+						     sizeof(__u32)), &arg))
+				TH_LOG("nr %u dir %u", nr, dirs[d]);
+			EXPECT_EQ(ENOTTY, errno)
+				TH_LOG("nr %u dir %u: %s", nr, dirs[d], strerror(errno));
+		}
 	}
 	close(fd);
 }

@@ -10,7 +10,7 @@
  * Reproducible: every random choice comes from the seed, printed first
  * and with any failure; KPROF_FUZZ_SEED=N replays one (thread scheduling
  * aside).  Bounded: KPROF_FUZZ_SECONDS (default 20) of operations, each of
- * which returns (files are O_NONBLOCK; an INJECT_NMI waits at most 1 s).
+ * which returns (files are O_NONBLOCK).
  * What must hold: no splat (the test bed fails the run on one), no fault
  * in this process, and afterwards a clean session on a fresh file whose
  * counters add up.
@@ -157,7 +157,6 @@ static void fz_op_session(struct fz_thread *t)
 	struct kprof_cpu_stats st;
 	struct kprof_config cfg;
 	int fd = fz_fd(t);
-	__u32 cpu;
 
 	switch (fz_below(t, 7)) {
 	case 0:
@@ -177,19 +176,16 @@ static void fz_op_session(struct fz_thread *t)
 		if (ioctl(fd, KPROF_IOC_GET_THROTTLE, &th))
 			break;
 		switch (fz_below(t, 4)) {
-		case 0: th.handler_delay_ns = fz_below(t, 2) ? 0 : fz_rand(t); break;
+		case 0: th.__reserved0 = fz_below(t, 2) ? 0 : fz_rand(t); break;
 		case 1: th.cpu_time_max_percent = fz_below(t, 120); break;
 		case 2: th.semantics = fz_below(t, 4); break;
 		default: th.max_sample_rate = fz_rand(t); break;
 		}
-		/* Keep the busy-wait short: the run is bounded in time. */
-		if (th.handler_delay_ns > 20000 && th.handler_delay_ns < 10000000)
-			th.handler_delay_ns = 20000;
 		ioctl(fd, KPROF_IOC_SET_THROTTLE, &th);
 		break;
 	case 5:
-		cpu = fz_below(t, 3) ? fz_below(t, 4) : (__u32)fz_rand(t);
-		ioctl(fd, KPROF_IOC_INJECT_NMI, fz_below(t, 8) ? &cpu : fz_ptr(t));
+		fz_struct(t, KPROF_CONFIG_SIZE_VER0);
+		ioctl(fd, KPROF_IOC_GET_CONFIG, fz_ptr(t));
 		break;
 	default:
 		fz_struct(t, KPROF_INFO_SIZE_VER0);

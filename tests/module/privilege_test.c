@@ -27,6 +27,7 @@
 
 #include "kselftest_harness.h"
 #include "kprof_test.h"
+#include "testpmu.h"
 
 #define NOBODY		65534
 #define GRANT_GID	4242
@@ -313,12 +314,10 @@ static int throttle_call(int fd, struct kprof_throttle_config *t)
 	return ioctl(fd, KPROF_IOC_SET_THROTTLE, t) ? errno : 0;
 }
 
-/* The debug settings are CAP_SYS_ADMIN's; the rest is the group's. */
+/* The debug setting is CAP_SYS_ADMIN's; the rest is the group's. */
 static int granted_knobs(char *msg, size_t len)
 {
 	struct kprof_throttle_config cur = { .size = sizeof(cur) }, t;
-	struct kprof_config cfg;
-	__u32 cpu = 0;
 	int fd, rc;
 
 	fd = kp_open();
@@ -338,11 +337,6 @@ static int granted_knobs(char *msg, size_t len)
 	cur = t;
 
 	t = cur;
-	t.handler_delay_ns = 1000;
-	rc = throttle_call(fd, &t);
-	CHILD_EXPECT(rc == EPERM, "SET_THROTTLE handler_delay_ns 1000: %s",
-		     rc ? strerror(rc) : "accepted");
-	t = cur;
 	t.cpu_time_max_percent = 0;
 	rc = throttle_call(fd, &t);
 	CHILD_EXPECT(rc == EPERM, "SET_THROTTLE cpu_time_max_percent 0: %s",
@@ -352,18 +346,50 @@ static int granted_knobs(char *msg, size_t len)
 	rc = throttle_call(fd, &t);
 	CHILD_EXPECT(rc == EPERM, "SET_THROTTLE cpu_time_max_percent 100: %s",
 		     rc ? strerror(rc) : "accepted");
-
-	/* A session of the group's own, to inject into. */
-	kp_cfg_init(&cfg, 100);
-	CHILD_EXPECT(!kp_set_config(fd, &cfg), "SET_CONFIG: %s",
-		     strerror(errno));
-	CHILD_EXPECT(!kp_start(fd), "START: %s", strerror(errno));
-	rc = ioctl(fd, KPROF_IOC_INJECT_NMI, &cpu) ? errno : 0;
-	kp_stop(fd);
-	CHILD_EXPECT(rc == EPERM, "INJECT_NMI: %s",
-		     rc ? strerror(rc) : "accepted");
 	close(fd);
 	return 0;
+}
+
+#define TP_PERFMON_ONLY	"/sys/module/kprof_testpmu/parameters/perfmon_only"
+
+/*
+ * The PMU's own check judges the member who starts the session, not the
+ * kernel thread that creates the events: the stand-in with perfmon_only
+ * refuses a creator without CAP_PERFMON, so START answers EACCES.
+ */
+static int granted_pmu_check(char *msg, size_t len)
+{
+	struct kprof_config cfg;
+	int fd, rc;
+
+	fd = kp_open();
+	CHILD_EXPECT(fd >= 0, "open: %s", strerror(errno));
+	kp_cfg_init(&cfg, 100);
+	cfg.type = (__u32)tp_type();
+	cfg.config = 0;
+	CHILD_EXPECT(!kp_set_config(fd, &cfg), "SET_CONFIG: %s",
+		     strerror(errno));
+	rc = kp_start(fd) ? errno : 0;
+	kp_stop(fd);
+	close(fd);
+	CHILD_EXPECT(rc == EACCES, "START on a PMU that needs CAP_PERFMON: %s",
+		     rc ? strerror(rc) : "accepted");
+	return 0;
+}
+
+TEST_F(granted, pmu_checks_see_the_member)
+{
+	gid_t grant = GRANT_GID;
+	char msg[512];
+	int rc;
+
+	KP_RETURN_IF_SKIPPED();
+	if (tp_type() < 0)
+		SKIP(return, "no PMU stand-in (tests/vm/run --testpmu)");
+	ASSERT_EQ(0, tp_write(TP_PERFMON_ONLY, "1"));
+	rc = as_nobody(&grant, 1, granted_pmu_check, msg, sizeof(msg));
+	tp_write(TP_PERFMON_ONLY, "0");
+	EXPECT_EQ(0, rc) TH_LOG("%s", msg);
 }
 
 TEST_F(granted, debug_knobs_need_admin)
@@ -414,11 +440,12 @@ TEST_F(granted, memory_limit)
 		TH_LOG("%s", msg);
 }
 
-/* root: CAP_IPC_LOCK lifts the limit; CAP_SYS_ADMIN the debug knobs. */
+/* root: CAP_IPC_LOCK lifts the limit; CAP_SYS_ADMIN the debug setting. */
 TEST_F(granted, admin_may)
 {
 	struct kprof_throttle_config t = { .size = sizeof(t) };
 	struct kprof_config cfg;
+	__u32 pct;
 	int fd;
 
 	KP_RETURN_IF_SKIPPED();
@@ -428,10 +455,11 @@ TEST_F(granted, admin_may)
 	cfg.buffer_pages = 4096;
 	EXPECT_EQ(0, kp_set_config(fd, &cfg)) TH_LOG("%s", strerror(errno));
 	ASSERT_EQ(0, ioctl(fd, KPROF_IOC_GET_THROTTLE, &t));
-	t.handler_delay_ns = 1000;
+	pct = t.cpu_time_max_percent;
+	t.cpu_time_max_percent = 0;
 	EXPECT_EQ(0, ioctl(fd, KPROF_IOC_SET_THROTTLE, &t))
 		TH_LOG("%s", strerror(errno));
-	t.handler_delay_ns = 0;
+	t.cpu_time_max_percent = pct;
 	EXPECT_EQ(0, ioctl(fd, KPROF_IOC_SET_THROTTLE, &t));
 	close(fd);
 }

@@ -9,8 +9,9 @@
  *	and so no span more than 4 per tick it covers.  kprof's cost
  *	controller is off here (and in shadow_never_stops): its lowerings
  *	would move the limit.
- * cost_lowering: a 20 us busy-wait in the handler, one CPU sampled.
- *	RATE_LOWERED records appear; `kprofcat throttle-sim` (the CLI) fed
+ * cost_lowering: one CPU sampled, max_sample_rate 10000000 (an allowed
+ *	cost of 25 ns per sample, below any handler's).  RATE_LOWERED
+ *	records appear; `kprofcat throttle-sim` (the CLI) fed
  *	the recorded (time, cost) pairs prints the same lowerings, field by
  *	field and in order, and the same THROTTLE records; after the last
  *	lowering no tick has more samples than it announces.
@@ -36,6 +37,13 @@
 #define TT_HZ		250	/* both test kernels */
 #define TT_PERIOD_NS	100000
 #define TT_MAX_CPUS	64
+/*
+ * cost_lowering's max_sample_rate: at 25% the kernel's formula allows
+ * NSEC_PER_SEC / rate * 25 / 100 = 25 ns per sample, less than any
+ * handler that reads the clock twice and copies a record takes, so the
+ * first fed cost already lowers; no busy-wait is needed to get there.
+ */
+#define TT_LOWER_RATE	10000000
 
 /* One record as read, in stream order. */
 struct tt_rec {
@@ -209,29 +217,27 @@ FIXTURE_SETUP(throttle)
 }
 
 static int tt_set_throttle_flags(int fd, __u32 sem, __u32 rate, __u32 pct,
-				 __u32 delay, __u32 flags)
+				 __u32 flags)
 {
 	struct kprof_throttle_config t = {
 		.size = sizeof(t),
 		.semantics = sem,
 		.max_sample_rate = rate,
 		.cpu_time_max_percent = pct,
-		.handler_delay_ns = delay,
 		.flags = flags,
 	};
 
 	return ioctl(fd, KPROF_IOC_SET_THROTTLE, &t);
 }
 
-static int tt_set_throttle_sem(int fd, __u32 sem, __u32 rate, __u32 pct,
-			      __u32 delay)
+static int tt_set_throttle_sem(int fd, __u32 sem, __u32 rate, __u32 pct)
 {
-	return tt_set_throttle_flags(fd, sem, rate, pct, delay, 0);
+	return tt_set_throttle_flags(fd, sem, rate, pct, 0);
 }
 
-static int tt_set_throttle(int fd, __u32 rate, __u32 pct, __u32 delay)
+static int tt_set_throttle(int fd, __u32 rate, __u32 pct)
 {
-	return tt_set_throttle_sem(fd, KPROF_THROTTLE_GE, rate, pct, delay);
+	return tt_set_throttle_sem(fd, KPROF_THROTTLE_GE, rate, pct);
 }
 
 /*
@@ -241,8 +247,8 @@ static int tt_set_throttle(int fd, __u32 rate, __u32 pct, __u32 delay)
 static int tt_set_rate_no_cost(int fd, __u32 sem, __u32 rate)
 {
 	return tt_set_throttle_sem(fd, sem, rate,
-				   KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT, 0) ?:
-	       tt_set_throttle_sem(fd, sem, rate, 0, 0);
+				   KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT) ?:
+	       tt_set_throttle_sem(fd, sem, rate, 0);
 }
 
 /*
@@ -262,7 +268,7 @@ static void tt_release(int fd, struct kp_buffers *b, const pid_t *spin,
 		return;
 	kp_stop(fd);
 	tt_set_throttle(fd, KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE,
-			KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT, 0);
+			KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT);
 	kp_close(fd, b);
 }
 
@@ -635,8 +641,7 @@ struct tt_sim {
  * Run the real `kprofcat throttle-sim` (the pinned CLI, not the header
  * in-process) with the module's knobs (max_sample_rate @rate, 25%) and
  * @sem on CPU @t's recorded (time, cost) pairs: its SAMPLE records in
- * stream order, without injected NMIs (period 0: not overflows of the
- * event, so not fed); with @ticks each with the tick the module counted
+ * stream order; with @ticks each with the tick the module counted
  * it in (PMU events: the kernel's ticks, which time cannot give).
  * Parses lower, throttle and unthrottle lines into @out.  0, or -1 with
  * @err set.
@@ -660,7 +665,7 @@ static int tt_throttle_sim(const struct tt_cpu *t, const char *sem, int rate,
 		if (t->r[i].type == KPROF_RECORD_SAMPLE && t->r[i].period && ticks)
 			fprintf(f, "%llu %llu %llu\n", t->r[i].time, t->r[i].cost,
 				t->r[i].tick);
-		else if (t->r[i].type == KPROF_RECORD_SAMPLE && t->r[i].period)
+		else if (t->r[i].type == KPROF_RECORD_SAMPLE)
 			fprintf(f, "%llu %llu\n", t->r[i].time, t->r[i].cost);
 	if (fclose(f)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -756,19 +761,17 @@ static unsigned int tt_one_cpu(const struct kp_buffers *b)
  *    max follows from that allowed exactly;
  *  - no sample after it has a running average above that allowed (or it
  *    would have lowered again), so allowed lies in [avg_end, 1.25 * avg]
- *    and max <= budget / avg_end per tick;
- *  - every cost includes the busy-wait (the module times from before it),
- *    so each recorded cost is >= delay_ns.
+ *    and max <= budget / avg_end per tick.
  */
 static void tt_check_last_lowering(struct __test_metadata *_metadata,
 				   const struct tt_cpu *t,
 				   const struct tt_rec *last_low,
-				   __u64 tick_nsec, __u64 delay_ns)
+				   __u64 tick_nsec)
 {
 	__u64 budget = tick_nsec / 100 *
 		       KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT;
 	__u64 allowed = last_low->low.avg_ns + last_low->low.avg_ns / 4;
-	__u64 running = 0, avg = 0, worst = 0, min_cost = ~0ULL;
+	__u64 running = 0, avg = 0, worst = 0;
 	bool after = false;
 	size_t i;
 
@@ -777,20 +780,17 @@ static void tt_check_last_lowering(struct __test_metadata *_metadata,
 
 		if (r == last_low)
 			after = true;
-		if (r->type != KPROF_RECORD_SAMPLE || !r->period)
+		if (r->type != KPROF_RECORD_SAMPLE)
 			continue;
 		running -= running / 128;
 		running += r->cost;
 		avg = running / 128;
-		if (r->cost < min_cost)
-			min_cost = r->cost;
 		if (after && avg > worst)
 			worst = avg;
 	}
-	TH_LOG("last lowering: avg %llu ns, allowed %llu ns, %llu per tick; running average afterwards at most %llu ns, at the end %llu ns; cheapest sample %llu ns",
+	TH_LOG("last lowering: avg %llu ns, allowed %llu ns, %llu per tick; running average afterwards at most %llu ns, at the end %llu ns",
 	       last_low->low.avg_ns, allowed, last_low->low.max_samples_per_tick,
-	       worst, avg, min_cost);
-	EXPECT_LE(delay_ns, min_cost);
+	       worst, avg);
 	EXPECT_EQ(allowed < budget ? budget / allowed : 1,
 		  last_low->low.max_samples_per_tick);
 	EXPECT_GE(allowed, worst) TH_LOG("a lowering was due after the last one");
@@ -898,8 +898,7 @@ static bool tt_check_lowering_limit(struct __test_metadata *_metadata,
  * throttled: every committed SAMPLE, whose cost_ns is exactly what was fed
  * (its whole handler, taken just before publishing), also the one that
  * trips the per-tick limit, and the overflows lost to a full buffer or to
- * nesting, which have no record (asserted 0 below); injected NMIs are not
- * fed.  throttle-sim feeds every line it does not count as throttled,
+ * nesting, which have no record (asserted 0 below).  throttle-sim feeds every line it does not count as throttled,
  * also the one that throttles.  Run with --semantics
  * shadow, the sim counts no line as throttled, so it feeds exactly the
  * recorded costs and must print the module's RATE_LOWERED records, in
@@ -952,8 +951,8 @@ static void tt_cost_lowering(struct __test_metadata *_metadata,
 	 * cpu-clock: the kernel would not feed its cost, the knob does; PMU
 	 * NMIs feed by default.
 	 */
-	ASSERT_EQ(0, tt_set_throttle_flags(self->fd, KPROF_THROTTLE_GE, 100000,
-					   25, 20000,
+	ASSERT_EQ(0, tt_set_throttle_flags(self->fd, KPROF_THROTTLE_GE,
+					   TT_LOWER_RATE, 25,
 					   pmu_type >= 0 ? 0 :
 					   KPROF_THROTTLE_F_FEED_CLOCK))
 		TH_LOG("SET_THROTTLE: %s", strerror(errno));
@@ -976,12 +975,10 @@ static void tt_cost_lowering(struct __test_metadata *_metadata,
 	ASSERT_EQ(pmu_type >= 0 ? k.samples : 0ULL, k.nmi_samples);
 
 	ASSERT_EQ(0, tt_throttle_sim(t, "shadow",
-				     KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE,
-				     !kt, &shadow, err, sizeof(err)))
+				     TT_LOWER_RATE, !kt, &shadow, err, sizeof(err)))
 		TH_LOG("%s", err);
 	ASSERT_EQ(0, tt_throttle_sim(t, "ge",
-				     KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE,
-				     !kt, &ge, err, sizeof(err)))
+				     TT_LOWER_RATE, !kt, &ge, err, sizeof(err)))
 		TH_LOG("%s", err);
 
 	for (i = 0; i < t->n; i++) {
@@ -1051,7 +1048,7 @@ static void tt_cost_lowering(struct __test_metadata *_metadata,
 	EXPECT_EQ(last_low->low.max_sample_rate, st.max_sample_rate);
 	EXPECT_EQ(last_low->low.max_samples_per_tick * TT_HZ,
 		  last_low->low.max_sample_rate);
-	tt_check_last_lowering(_metadata, t, last_low, tick_nsec, 20000);
+	tt_check_last_lowering(_metadata, t, last_low, tick_nsec);
 
 	/*
 	 * The delivered rate falls to what each lowering announced, checked
@@ -1196,7 +1193,7 @@ TEST_F_TIMEOUT(kthrottle, kernel_limit, 60)
 	 * controller off (percent 0), which under TCG would otherwise lower
 	 * them below what the kernel lets through and throttle too.
 	 */
-	ASSERT_EQ(0, tt_set_throttle(self->fd, 100000, 0, 0))
+	ASSERT_EQ(0, tt_set_throttle(self->fd, 100000, 0))
 		TH_LOG("SET_THROTTLE: %s", strerror(errno));
 	ASSERT_EQ(0, tt_run_on(_metadata, self->fd, &self->b, self->spin,
 			       &self->nr_spin, -1, 2000, tt_each_unthrottled))
@@ -1386,7 +1383,7 @@ FIXTURE_SETUP(pmu)
 	ASSERT_EQ(0, tt_kernel_rate_write(variant->kernel_limit ? TT_PMU_RATE :
 					  TT_PMU_NO_KLIMIT, 0));
 	/* kprof: 8 per tick; its 25% of 500 us allows 125 us per sample. */
-	ASSERT_EQ(0, tt_set_throttle(self->fd, TT_PMU_RATE, 25, 0));
+	ASSERT_EQ(0, tt_set_throttle(self->fd, TT_PMU_RATE, 25));
 }
 
 FIXTURE_TEARDOWN(pmu)
@@ -1396,7 +1393,7 @@ FIXTURE_TEARDOWN(pmu)
 	if (self->fd >= 0) {
 		kp_stop(self->fd);
 		tt_set_throttle(self->fd, KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE,
-				KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT, 0);
+				KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT);
 		kp_close(self->fd, &self->b);
 	}
 	if (self->old_rate >= 0 &&
@@ -1469,7 +1466,7 @@ TEST_F_TIMEOUT(pmu, freq_throttles, 120)
 		 * A lowering in an earlier run outlives it (the max rate is
 		 * global): each run starts at the rate the replay assumes.
 		 */
-		ASSERT_EQ(0, tt_set_throttle(self->fd, TT_PMU_RATE, 25, 0));
+		ASSERT_EQ(0, tt_set_throttle(self->fd, TT_PMU_RATE, 25));
 		ASSERT_EQ(0, kp_map(&self->b, self->fd)) TH_LOG("%s", self->b.err);
 		ASSERT_EQ(0, kp_start(self->fd)) TH_LOG("START: %s", strerror(errno));
 		end = kp_now() + 0.5;
@@ -1575,7 +1572,7 @@ TEST_F_TIMEOUT(kthrottle, freq_above_limits_refused, 60)
 
 	fd = kp_open();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, tt_set_throttle(fd, 500, 25, 0));
+	ASSERT_EQ(0, tt_set_throttle(fd, 500, 25));
 	close(fd);
 	EXPECT_NE(0, tt_kprofcat_run("--strict-freq -F 800", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "Maximum frequency rate (500 Hz) exceeded"))
@@ -1585,7 +1582,7 @@ TEST_F_TIMEOUT(kthrottle, freq_above_limits_refused, 60)
 	fd = kp_open();
 	ASSERT_LE(0, fd);
 	tt_set_throttle(fd, KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE,
-			KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT, 0);
+			KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT);
 	close(fd);
 }
 

@@ -24,9 +24,9 @@
  * Session ownership: the open file (struct file: dup()s and fork()s share
  * it) that STARTs a session owns it until STOP or until its last reference
  * goes, which stops sampling (a mapping holds its file).  While it runs,
- * any other file gets EBUSY for STOP, SET_CONFIG, SET_THROTTLE, INJECT_NMI,
- * read() and mmap(), and START fails with EBUSY while a file other than
- * the starting one has buffers mapped.  What a second file gets: GET_INFO,
+ * any other file gets EBUSY for STOP, SET_CONFIG, SET_THROTTLE, read()
+ * and mmap(), and START fails with EBUSY while a file other than the
+ * starting one has buffers mapped.  What a second file gets: GET_INFO,
  * GET_CONFIG, GET_STATS (the counters of the running session),
  * GET_THROTTLE, ABI_VERSION and poll(); once stopped, everything.
  *
@@ -37,8 +37,8 @@
  * module was loaded with (group=GID, which also makes the node root:GID
  * 0660; without it the node is root's, 0600).  Otherwise EACCES.  Every
  * opener may therefore see kernel addresses: records carry them as they
- * are.  The debug interfaces (handler_delay_ns, cpu_time_max_percent 0,
- * INJECT_NMI) need CAP_SYS_ADMIN at open() (EPERM).
+ * are.  The debug setting (cpu_time_max_percent 0 or 100, the cost
+ * controller off) needs CAP_SYS_ADMIN at open() (EPERM).
  */
 #ifndef _UAPI_LINUX_KPROF_H
 #define _UAPI_LINUX_KPROF_H
@@ -51,7 +51,7 @@
  * built for version V works with a kernel whose control page says
  * compat_version <= V <= version.
  */
-#define KPROF_ABI_VERSION		1
+#define KPROF_ABI_VERSION		2
 #define KPROF_ABI_COMPAT_VERSION	1
 
 #define KPROF_COMM_LEN			16
@@ -210,7 +210,7 @@ enum kprof_record_type {
 	 *	__u16	nr_user;	// user frames, leaf first
 	 *	__u32	tick;		// low 32 bits of the throttle's
 	 *				// tick of this overflow (see
-	 *				// THROTTLE); 0 for INJECT_NMI
+	 *				// THROTTLE)
 	 *	__u64	ips[nr_kernel + nr_user];
 	 * };
 	 * The kernel chain starts with the interrupted IP when it was in
@@ -386,7 +386,7 @@ struct kprof_throttle_config {
 	__u32	semantics;		/* enum kprof_throttle_semantics */
 	__u32	max_sample_rate;	/* like perf_event_max_sample_rate */
 	__u32	cpu_time_max_percent;	/* like perf_cpu_time_max_percent */
-	__u32	handler_delay_ns;	/* debug: busy-wait in the handler */
+	__u32	__reserved0;		/* must be 0 */
 	__u32	flags;			/* KPROF_THROTTLE_F_* */
 	__u64	__reserved[4];
 };
@@ -491,19 +491,10 @@ struct kprof_cpu_stats {
  * (EINVAL > KPROF_THROTTLE_SHADOW), cpu_time_max_percent (EINVAL > 100),
  * max_sample_rate (EINVAL when 0 or > INT_MAX, or while the percent is 0
  * or 100); a field equal to the current value is not written.  Reserved
- * non-zero, unknown flags or handler_delay_ns > TICK_NSEC / 2: EINVAL.
- * Then EPERM, unless the file was opened with CAP_SYS_ADMIN, for a
- * handler_delay_ns other than 0 and the current one, and for a percent
- * of 0 or 100 that switches the cost controller off.  Allowed while
+ * non-zero or unknown flags: EINVAL.  Then EPERM, unless the file was
+ * opened with CAP_SYS_ADMIN, for a percent of 0 or 100 that switches the
+ * cost controller off.  Allowed while
  * running, by the session's owner.
- *
- * INJECT_NMI: EPERM unless the file was opened with CAP_SYS_ADMIN; EBUSY
- * for another file's session; EINVAL when not running or when the CPU has
- * no live event; ETIMEDOUT if the NMI did not arrive within a second (its
- * NMI, should it come later, is not claimed: the kernel reports it as
- * unknown).  Returns after the handler ran: the
- * NMI counts as one overflow of that CPU and its SAMPLE carries
- * KPROF_MISC_NMI and period 0.
  *
  * read(): whole records, CPU by CPU; EBUSY while any region is mapped or
  * another file's session runs;
@@ -528,10 +519,5 @@ struct kprof_cpu_stats {
 #define KPROF_IOC_GET_STATS	_IOWR(KPROF_IOC_MAGIC, 6, struct kprof_cpu_stats)
 #define KPROF_IOC_SET_THROTTLE	_IOW(KPROF_IOC_MAGIC, 7, struct kprof_throttle_config)
 #define KPROF_IOC_GET_THROTTLE	_IOWR(KPROF_IOC_MAGIC, 8, struct kprof_throttle_config)
-/*
- * Debug, CAP_SYS_ADMIN at open: raise a self-NMI on CPU (__u32) that runs
- * the sample capture in NMI context.
- */
-#define KPROF_IOC_INJECT_NMI	_IOW(KPROF_IOC_MAGIC, 9, __u32)
 
 #endif /* _UAPI_LINUX_KPROF_H */

@@ -72,8 +72,7 @@ static const char *check_sample(const struct capture_check *c, unsigned int cpu,
 			return why;
 		}
 	}
-	/* Injected NMIs (KPROF_IOC_INJECT_NMI) have period 0. */
-	if (c->fixed_period && s->period != c->period && s->period) {
+	if (c->fixed_period && s->period != c->period) {
 		snprintf(why, n, "period %llu, recorded with -c %llu",
 			 (unsigned long long)s->period, (unsigned long long)c->period);
 		return why;
