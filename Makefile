@@ -124,11 +124,11 @@ tests: $(if $(wildcard user/Makefile),user) | $(NEED_DEPS)
 check: tests lint | $(NEED_DEPS)
 	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --testpmu --build-only || exit; done
 	prove $(PROVE_FLAGS) --exec '' $(HOST_TESTS) tests/vm/selftest tests/vm/testpmu-selftest \
-		tests/host/dkms-check $(addprefix tests/vm/kernel-,$(VM_KERNELS)) \
+		tests/host/dkms-check tests/host/arch-check $(addprefix tests/vm/kernel-,$(VM_KERNELS)) \
 		tests/host/convert-check
 
 check-quick: tests lint | $(NEED_DEPS)
-	prove $(PROVE_FLAGS) --exec '' $(HOST_TESTS) tests/vm/selftest tests/vm/kernel-6.1
+	prove $(PROVE_FLAGS) --exec '' $(HOST_TESTS) tests/host/arch-check tests/vm/selftest tests/vm/kernel-6.1
 
 lint: checkpatch sparse
 
