@@ -179,6 +179,7 @@ extern struct kprof_cpu __percpu *kprof_pcpu;
 struct kprof_bufs *kprof_bufs_alloc(u32 pages, u32 watermark,
 				    const struct cpumask *cpus);
 void kprof_bufs_set_watermark(struct kprof_bufs *bufs, u32 watermark);
+void kprof_bufs_reset(struct kprof_bufs *bufs);
 void kprof_bufs_get(struct kprof_bufs *bufs);
 void kprof_bufs_put(struct kprof_bufs *bufs);
 void kprof_buffer_begin(struct kprof_buf *b);

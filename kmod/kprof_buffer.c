@@ -261,6 +261,41 @@ free_bufs:
 }
 
 /**
+ * kprof_bufs_reset() - empty every buffer of a set for a new session
+ * @bufs: the buffers
+ *
+ * Heads, tails and counters back to 0 and the data areas zeroed: a
+ * session reads its own records and not one byte of an earlier one's.
+ * Done in place, not by a new set: the only mappings that can exist are
+ * those of the file about to own the data (START refuses others), and the
+ * region keeps its size and charge.
+ *
+ * Context: process context, producers quiesced, no read() in progress.
+ */
+void kprof_bufs_reset(struct kprof_bufs *bufs)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct kprof_buf *b = &bufs->cpu[cpu];
+		struct kprof_mmap_page *pg = b->page;
+
+		irq_work_sync(&b->wakeup);
+		local_set(&b->head, 0);
+		b->published = 0;
+		local_set(&b->nest, 0);
+		local_set(&b->wakeup_head, 0);
+		memset(&pg->counters, 0, sizeof(pg->counters));
+		WRITE_ONCE(pg->avg_ns, 0);
+		if (b->data)
+			memset(b->data, 0, b->size);
+		/* The emptied data before the empty ring is announced. */
+		smp_store_release(&pg->data_head, 0);
+		WRITE_ONCE(pg->data_tail, 0);
+	}
+}
+
+/**
  * kprof_bufs_get() - take a reference on a buffer set
  * @bufs: the buffers
  */

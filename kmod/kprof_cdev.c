@@ -56,12 +56,28 @@ static DEFINE_MUTEX(kprof_map_lock);
  */
 static struct kprof_file *kprof_owner;
 
+/*
+ * The file whose session the buffers hold, from its START until it is
+ * released (so it may drain them after STOP), NULL when they hold none.
+ * Only it may map or read() them: an earlier session's records are its
+ * owner's, whoever opens the device next.  Changes under both locks.
+ */
+static struct kprof_file *kprof_data_owner;
+
 /* -EBUSY if a session runs (or starts) that @f did not start. */
 static int kprof_check_owner(struct kprof_file *f)
 {
 	lockdep_assert(lockdep_is_held(&kprof.lock) ||
 		       lockdep_is_held(&kprof_map_lock));
 	return kprof_owner && kprof_owner != f ? -EBUSY : 0;
+}
+
+/* -EBUSY if the buffers hold a session of a file other than @f. */
+static int kprof_check_reader(struct kprof_file *f)
+{
+	lockdep_assert(lockdep_is_held(&kprof.lock) ||
+		       lockdep_is_held(&kprof_map_lock));
+	return kprof_data_owner && kprof_data_owner != f ? -EBUSY : 0;
 }
 
 static void kprof_set_owner(struct kprof_file *f)
@@ -248,9 +264,14 @@ static long kprof_ioc_start(struct kprof_file *f)
 		mutex_unlock(&kprof_map_lock);
 		goto unlock;
 	}
-	/* From here other files' mmap() is refused. */
+	/* From here other files' mmap() and read() are refused. */
 	kprof_owner = f;
+	kprof_data_owner = f;
 	mutex_unlock(&kprof_map_lock);
+	/* Only @f maps them, and no read() may copy out meanwhile. */
+	mutex_lock(&kprof_read_lock);
+	kprof_bufs_reset(kprof.bufs);
+	mutex_unlock(&kprof_read_lock);
 	/* Takes cpu_hotplug_lock: not under kprof_map_lock. */
 	ret = kprof_events_start();
 	if (ret)
@@ -498,6 +519,16 @@ static int kprof_release(struct inode *inode, struct file *file)
 	mutex_lock(&kprof.lock);
 	if (kprof_owner == f)
 		kprof_session_stop();
+	/*
+	 * Its session's records go with it.  Nothing maps or reads them:
+	 * only @f could, and its mappings held this file.
+	 */
+	if (kprof_data_owner == f) {
+		mutex_lock(&kprof_map_lock);
+		kprof_data_owner = NULL;
+		mutex_unlock(&kprof_map_lock);
+		kprof_bufs_reset(kprof.bufs);
+	}
 	mutex_unlock(&kprof.lock);
 	kfree(f);
 	return 0;
@@ -508,7 +539,7 @@ static int kprof_mmap(struct file *file, struct vm_area_struct *vma)
 	int ret;
 
 	mutex_lock(&kprof_map_lock);
-	ret = kprof_check_owner(file->private_data);
+	ret = kprof_check_reader(file->private_data);
 	if (!ret)
 		ret = kprof_bufs_mmap(kprof.bufs, vma);
 	mutex_unlock(&kprof_map_lock);
@@ -542,7 +573,7 @@ static ssize_t kprof_read(struct file *file, char __user *ubuf, size_t count,
 		mutex_lock(&kprof.lock);
 		bufs = kprof.bufs;
 		if (atomic_read(&bufs->mapped) ||
-		    kprof_check_owner(file->private_data)) {
+		    kprof_check_reader(file->private_data)) {
 			mutex_unlock(&kprof.lock);
 			return -EBUSY;
 		}

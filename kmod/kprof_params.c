@@ -68,31 +68,38 @@ static void kprof_params_publish(void)
 		kprof_limits_publish(&kprof.bufs->cpu[cpu]);
 }
 
-/* Apply one knob to @l with the sysctl's rule; -EINVAL or -EPERM. */
+/* Set one knob in @l, and what derives from it, with the sysctl's rule. */
+static int kprof_knob_store(struct kprof_throttle_limits *l,
+			    enum kprof_knob knob, uint val)
+{
+	switch (knob) {
+	case KPROF_KNOB_RATE:
+		return kprof_throttle_set_max_sample_rate(l, val);
+	case KPROF_KNOB_PERCENT:
+		return kprof_throttle_set_cpu_time_max_percent(l, val);
+	case KPROF_KNOB_SEMANTICS:
+		return kprof_throttle_set_semantics(l, val);
+	}
+	return -EINVAL;
+}
+
+/* Check one knob's write on @l, a copy; -EINVAL or -EPERM. */
 static int kprof_knob_apply(struct kprof_throttle_limits *l,
 			    enum kprof_knob knob, uint val)
 {
 	bool was_on = kprof_throttle_cost_control_enabled(l);
 	int ret;
 
-	switch (knob) {
-	case KPROF_KNOB_RATE:
-		return kprof_throttle_set_max_sample_rate(l, val);
-	case KPROF_KNOB_PERCENT:
-		ret = kprof_throttle_set_cpu_time_max_percent(l, val);
-		if (ret)
-			return ret;
-		if (was_on && !kprof_throttle_cost_control_enabled(l)) {
-			if (!capable(CAP_SYS_ADMIN))
-				return -EPERM;
-			pr_warn("cpu_time_max_percent=%u: dynamic interrupt throttling disabled, can hang your system!\n",
-				val);
-		}
-		return 0;
-	case KPROF_KNOB_SEMANTICS:
-		return kprof_throttle_set_semantics(l, val);
+	ret = kprof_knob_store(l, knob, val);
+	if (ret || knob != KPROF_KNOB_PERCENT)
+		return ret;
+	if (was_on && !kprof_throttle_cost_control_enabled(l)) {
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		pr_warn("cpu_time_max_percent=%u: dynamic interrupt throttling disabled, can hang your system!\n",
+			val);
 	}
-	return -EINVAL;
+	return 0;
 }
 
 static int kprof_knob_set(enum kprof_knob knob, uint val, uint *store)
@@ -106,10 +113,16 @@ static int kprof_knob_set(enum kprof_knob knob, uint val, uint *store)
 		mutex_unlock(&kprof.lock);
 		return 0;
 	}
+	/*
+	 * Checked on a copy, then set on the live limits by the same setter,
+	 * never by copying the copy back: a lowering by a handler on another
+	 * CPU in between (the live limits take no lock, as core.c's) keeps
+	 * the fields this knob does not set, as SET_THROTTLE does.
+	 */
 	l = kprof.limits;
 	ret = kprof_knob_apply(&l, knob, val);
 	if (!ret) {
-		kprof.limits = l;
+		kprof_knob_store(&kprof.limits, knob, val);
 		*store = val;
 		kprof_params_publish();
 	}

@@ -472,7 +472,8 @@ static void kprof_throttle_msg_work(struct irq_work *work)
 
 	if (c->buf)
 		kprof_counters_publish(c);
-	pr_info_ratelimited("perf: interrupt took too long (%llu > %llu), lowering max_sample_rate to %llu\n",
+	/* Not the kernel's wording: kernel.perf_event_max_sample_rate stays. */
+	pr_info_ratelimited("handler took %llu ns on average, over the %llu ns allowed: lowering kprof's own max_sample_rate to %llu\n",
 			    c->msg_avg, c->msg_allowed, c->msg_rate);
 }
 

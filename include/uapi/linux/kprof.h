@@ -28,7 +28,9 @@
  * and mmap(), and START fails with EBUSY while a file other than the
  * starting one has buffers mapped.  What a second file gets: GET_INFO,
  * GET_CONFIG, GET_STATS (the counters of the running session),
- * GET_THROTTLE, ABI_VERSION and poll(); once stopped, everything.
+ * GET_THROTTLE, ABI_VERSION and poll(); once stopped, everything but
+ * read() and mmap() of the stopped session's buffers, which stay the
+ * starting file's until it is released (see START).
  *
  * Privilege is decided at open() from the opener's credentials: it needs
  * CAP_PERFMON (or CAP_SYS_ADMIN), what perf_event_open() needs for
@@ -224,9 +226,8 @@ enum kprof_record_type {
 	 * that THROTTLE/UNTHROTTLE pairing stays recoverable.  Written
 	 * in-band right before the next record that fits, with that record's
 	 * time, and by STOP; losses still pending at START (the STOP flush
-	 * did not fit and nothing was read since) are carried into the new
-	 * run: counted lost by cause, they come first, so its first seq is
-	 * one past them.
+	 * did not fit and nothing was read since) belonged to the session
+	 * START ends and are dropped with its records.
 	 * struct {
 	 *	struct kprof_record_header header;
 	 *	__u64	time;
@@ -474,11 +475,12 @@ struct kprof_cpu_stats {
  * START: EBUSY while running, or while another file maps buffers.
  * Creates the event of every selected online CPU; if one fails (ENOENT
  * or EOPNOTSUPP for a hardware event without a PMU, ...) the others are
- * released, its errno is returned and nothing runs.  START zeroes the
- * counters (seq restarts at 1), but for losses the last STOP could not
- * report (see LOST), which it carries into the new run; data_head and
- * data_tail carry on.  Selected CPUs that are offline get their event
- * when they come online.
+ * released, its errno is returned and nothing runs.  START empties the
+ * buffers: counters, data_head and data_tail back to 0 (seq restarts at
+ * 1), the data areas zeroed.  From START until that file is released its
+ * session's buffers are its own: other files' mmap() and read() get
+ * EBUSY, also after STOP; its release empties them again.  Selected CPUs
+ * that are offline get their event when they come online.
  *
  * STOP: returns 0, also when not running; EBUSY for a session another
  * file started.  Counters are final on return and the last LOST record is
@@ -497,7 +499,7 @@ struct kprof_cpu_stats {
  * running, by the session's owner.
  *
  * read(): whole records, CPU by CPU; EBUSY while any region is mapped or
- * another file's session runs;
+ * the buffers hold another file's session;
  * EINVAL if the next record does not fit in the buffer; blocks until data
  * arrives while running (EAGAIN with O_NONBLOCK); 0 once stopped and
  * drained.  poll(): while running, EPOLLIN when a buffer holds at least
