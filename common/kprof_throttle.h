@@ -288,8 +288,9 @@ kprof_throttle_set_max_sample_rate(struct kprof_throttle_limits *l, __u64 rate)
  * Write of kernel.perf_cpu_time_max_percent:
  * perf_cpu_time_max_percent_handler(), range [0, 100] (SYSCTL_ZERO,
  * SYSCTL_ONE_HUNDRED in kernel/sysctl.c's kern_table).  0 and 100 set
- * allowed_ns to 0, which switches the cost controller off (the kernel warns "Dynamic interrupt throttling
- * disabled, can hang your system!"; callers print that themselves, see
+ * allowed_ns to 0, which switches the cost controller off (the kernel
+ * warns "Dynamic interrupt throttling disabled, can hang your system!";
+ * callers print that themselves, see
  * kprof_throttle_cost_control_enabled()); the per-tick limit stays.  Any
  * other value recomputes allowed_ns from the current period.
  */
