@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * knobs_test: issue 16's recording side, in the test-bed VM (cwd = repo,
+ * knobs_test: kprofcat's recording side with the throttle knobs, in the test-bed VM (cwd = repo,
  * kprof.ko loaded, root):
  *  - max_sample_rate, cpu_time_max_percent and throttle_semantics are 0644
  *    parameters with the perf sysctls' rules: 5000 reads back 5000 (and is
@@ -301,12 +301,12 @@ TEST_F_TIMEOUT(knobs, kprofcat_sets_knobs_and_lowers_F, 180)
 	EXPECT_EQ(0, run(KPROFCAT " -q -d 1 --stats", out, sizeof(out), err, sizeof(err))) TH_LOG("%s", err);
 	EXPECT_STREQ("", err);
 
-	/* Issue 16, repro 1: the plain run with the max at 1000. */
+	/* The plain run with the max at 1000. */
 	EXPECT_EQ(0, run(KPROFCAT " -- " SPIN " 1 >/dev/null", out, sizeof(out), err, sizeof(err))) TH_LOG("%s", err);
 	EXPECT_NE(NULL, strstr(err, "Lowering default frequency rate from 4000 to 1000.")) TH_LOG("%s", err);
 }
 
-/* Issue 16, repro 2: throttling and loss are told at the end. */
+/* Throttling and loss are told at the end. */
 TEST_F_TIMEOUT(knobs, end_of_run_line_agrees_with_stats, 180)
 {
 	static char out[1 << 16], err[8192];
@@ -358,7 +358,7 @@ TEST_F_TIMEOUT(knobs, errors_name_the_value_and_the_limit, 120)
 	struct kprof_info info;
 	int fd;
 
-	/* Issue 16, repro 3 */
+	/* A -p of no process fails, naming it. */
 	EXPECT_EQ(1, run(KPROFCAT " -p 999999 -d 1", out, sizeof(out), err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "-p 999999: No such process")) TH_LOG("%s", err);
 	/* A command that cannot run prints no samples. */
@@ -367,7 +367,7 @@ TEST_F_TIMEOUT(knobs, errors_name_the_value_and_the_limit, 120)
 	EXPECT_NE(NULL, strstr(err, "cannot run '/nonexistent/cmd': No such file or directory")) TH_LOG("%s", err);
 	EXPECT_EQ(NULL, strstr(err, "[ kprofcat")) TH_LOG("%s", err);
 
-	/* Issue 16, repro 6 */
+	/* Out-of-range CPUs, buffers and watermarks fail, naming the limit. */
 	fd = open(KP_DEV, O_RDONLY);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, kp_get_info(fd, &info));
@@ -508,7 +508,7 @@ TEST_F_TIMEOUT(knobs, sigint_on_a_command_run_exits_0, 240)
 	sigint_run(_metadata, deaf);
 }
 
-/* Issue 16, repro 4: on the terminal the samples go to, no status line. */
+/* On the terminal the samples go to, no status line. */
 TEST_F_TIMEOUT(knobs, no_status_line_on_the_sample_terminal, 60)
 {
 	static char buf[1 << 20];

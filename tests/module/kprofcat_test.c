@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprofcat_test: issue 5's acceptance, in the test-bed VM (cwd = repo,
+ * kprofcat_test: kprofcat end to end, in the test-bed VM (cwd = repo,
  * kprof.ko loaded, root):
  *  - `kprofcat -e cpu-clock -F 997 -g --folded -- tests/progs/hot3 3`:
  *    hot_a/hot_b/hot_c shares within 5 points of 60/30/10, and their
@@ -17,7 +17,7 @@
  *    too slow to run it in 50 ms SKIPs, saying how long;
  *  - a recording killed with SIGKILL (no END section) replays: every whole
  *    SAMPLE record in the file is printed, none rejected, and stderr says
- *    the capture was cut short (issue 16);
+ *    the capture was cut short;
  *  - errors: unknown event, bad option, a hardware event without a PMU.
  */
 #define _GNU_SOURCE

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprof's own throttle in the module (issue 4), with cpu-clock at 10 kHz
+ * kprof's own throttle in the module, with cpu-clock at 10 kHz
  * (period 100000 ns) on every CPU while one spinner per CPU burns it.
  *
  * per_tick_limit: max_sample_rate 1000 (4 per tick at HZ 250).  THROTTLE
