@@ -21,6 +21,7 @@
 #include "lib/stream/output.h"
 #include "lib/util/print.h"
 #include "lib/stream/replay.h"
+#include "tool/output/output_flamegraph.h"
 #include "tool/record.h"
 
 #define DEFAULT_DEVICE	"/dev/kprof"
@@ -73,7 +74,10 @@ static void usage(FILE *f)
 "      --comm COMM        keep only samples of threads named COMM\n"
 "Output (default: perf script text):\n"
 "      --folded           folded stacks, comm;root;...;leaf COUNT\n"
-"      --weight=period    with --folded: count periods, not samples\n"
+"      --flamegraph FILE  an interactive SVG flame graph in FILE (- for stdout):\n"
+"                         hover for a frame's share, click to zoom, Search or\n"
+"                         Ctrl-F to highlight; self-contained, opens offline\n"
+"      --weight=period    with --folded or --flamegraph: count periods, not samples\n"
 "      --report           perf report --stdio: Children/Self by period, Command,\n"
 "                         Shared Object, [k]/[.] Symbol; lost and throttle totals\n"
 "      --sort KEYS        with --report: comm,dso,sym (default) or a part of it\n"
@@ -96,6 +100,7 @@ enum {
 	OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_BUFFER_PAGES, OPT_WATERMARK,
 	OPT_FOLDED, OPT_WEIGHT, OPT_REPORT, OPT_STATS, OPT_JSON, OPT_NO_DEMANGLE,
 	OPT_VERSION, OPT_STRICT_FREQ, OPT_MAX_RATE, OPT_MAX_PERCENT, OPT_SEMANTICS,
+	OPT_FLAMEGRAPH,
 };
 
 static const struct option long_opts[] = {
@@ -114,6 +119,7 @@ static const struct option long_opts[] = {
 	{ "buffer-pages", required_argument, NULL, OPT_BUFFER_PAGES },
 	{ "watermark", required_argument, NULL, OPT_WATERMARK },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 	{ "weight", required_argument, NULL, OPT_WEIGHT },
 	{ "report", no_argument, NULL, OPT_REPORT },
 	{ "stats", no_argument, NULL, OPT_STATS },
@@ -199,6 +205,7 @@ struct prof {
 	int fmt_given, json, weight_period, callchain, no_demangle;
 	int event_sample, event_given, cpus_given;
 	const char *input;
+	const char *flame_path;	/* --flamegraph FILE */
 };
 
 /* What an option's handler says: go on, stop with status 2, or stop with 0. */
@@ -323,21 +330,23 @@ static int opt_watermark(struct prof *p, int opt, char *arg)
 	return OPT_OK;
 }
 
-/* --folded, --report, --stats: the output, where the verb leaves it open. */
+/* --folded, --flamegraph, --report, --stats: the output, where the verb leaves it open. */
 static int opt_format(struct prof *p, int opt, char *arg)
 {
-	(void)arg;
 	if (p->vb->name) {
-		p_err("'kprofcat %s' picks the output: --folded, --report and --stats go with plain kprofcat",
+		p_err("'kprofcat %s' picks the output: --folded, --flamegraph, --report and --stats go with plain kprofcat",
 		      p->vb->name);
 		return OPT_ERR;
 	}
 	if (p->fmt_given) {
-		p_err("--folded, --report and --stats exclude each other: pick one");
+		p_err("--folded, --flamegraph, --report and --stats exclude each other: pick one (for several, save a capture with -o and read it once per output with -i)");
 		return OPT_ERR;
 	}
 	p->fmt_given = 1;
-	p->fmt = opt == OPT_FOLDED ? FMT_FOLDED : opt == OPT_REPORT ? FMT_REPORT : FMT_STATS;
+	p->fmt = opt == OPT_FOLDED ? FMT_FOLDED : opt == OPT_FLAMEGRAPH ? FMT_FLAMEGRAPH :
+		 opt == OPT_REPORT ? FMT_REPORT : FMT_STATS;
+	if (opt == OPT_FLAMEGRAPH)
+		p->flame_path = arg;
 	return OPT_OK;
 }
 
@@ -437,6 +446,7 @@ static const struct opt_handler {
 	{ OPT_BUFFER_PAGES, opt_buffer_pages, "--buffer-pages" },
 	{ OPT_WATERMARK, opt_watermark, "--watermark" },
 	{ OPT_FOLDED, opt_format, NULL },
+	{ OPT_FLAMEGRAPH, opt_format, NULL },
 	{ OPT_REPORT, opt_format, NULL },
 	{ OPT_STATS, opt_format, NULL },
 	{ OPT_WEIGHT, opt_weight, NULL },
@@ -525,8 +535,8 @@ static int prof_check(struct prof *p)
 		p_err("--json only applies to --stats");
 		return -1;
 	}
-	if (p->weight_period && p->fmt != FMT_FOLDED) {
-		p_err("--weight only applies to --folded");
+	if (p->weight_period && p->fmt != FMT_FOLDED && p->fmt != FMT_FLAMEGRAPH) {
+		p_err("--weight only applies to --folded and --flamegraph");
 		return -1;
 	}
 	if ((o->cfg.flags & KPROF_CFG_EXCLUDE_USER) && (o->cfg.flags & KPROF_CFG_EXCLUDE_KERNEL)) {
@@ -573,12 +583,17 @@ static int prof_sampling(struct prof *p)
 	return 0;
 }
 
-/* The output the format asks for, on stdout; NULL after a message. */
+/* The output the format asks for, on stdout (--flamegraph: its FILE); NULL after a message. */
 static struct output *prof_output(struct prof *p, const char *event_name)
 {
 	struct output *out = NULL;
 
 	switch (p->fmt) {
+	case FMT_FLAMEGRAPH:
+		out = output_flamegraph__open(p->flame_path, p->weight_period, event_name);
+		if (!out)
+			return NULL;	/* it said why */
+		break;
 	case FMT_SCRIPT:
 		out = output_script__new(stdout, event_name);
 		break;

@@ -16,7 +16,7 @@
 /* What perf record writes and perf report reads, kprofcat's way. */
 #define DEFAULT_CAPTURE	"kprof.kpcap"
 
-enum format { FMT_SCRIPT, FMT_FOLDED, FMT_REPORT, FMT_STATS };
+enum format { FMT_SCRIPT, FMT_FOLDED, FMT_FLAMEGRAPH, FMT_REPORT, FMT_STATS };
 
 /* perf's verbs: a mode of plain kprofcat, with perf's default file. */
 struct verb {

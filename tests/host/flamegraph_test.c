@@ -1,0 +1,772 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flamegraph_test: --flamegraph FILE.svg from a synthetic capture (-i).
+ * The SVG is parsed by a small XML checker here (well-formedness: one
+ * root, balanced tags, quoted attributes, only the five entities or
+ * character references, no '<' or '&' in text) and by xmllint when it is
+ * installed; its frames are then checked against the capture: the root's
+ * children sum to the samples (to the periods with --weight=period), each
+ * frame lies in its parent and in the view box, its geometry follows from
+ * its values, C++ names with < > & are escaped, nothing is fetched from
+ * elsewhere, and the same stacks give the same bytes whatever their order
+ * in the capture.  The script runs in node (when installed) against a
+ * stand-in for the DOM: hover, a click's zoom, search and its share.  From the command line: the file is written (an older,
+ * longer one replaced whole), and the errors name the problem and the fix.
+ */
+#include <ctype.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "lib/capture/capture.h"
+#include "lib/stream/output.h"
+#include "lib/stream/replay.h"
+#include "lib/util/print.h"
+#include "tool/output/output_flamegraph.h"
+#include "synth.h"
+
+static const char kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81001000 T do_syscall_64\n"
+	"ffffffff81002000 T vfs_read\n"
+	"ffffffff81003000 T std::map<int, std::pair<a&b, c> >::find\n"
+	"ffffffff81004000 T say\"it's\"\n";
+
+#define SYSCALL	0xffffffff81001010ULL
+#define READ	0xffffffff81002010ULL
+#define TMPL	0xffffffff81003010ULL
+#define QUOTE	0xffffffff81004010ULL
+#define NR_SAMPLES 60
+
+/* Sample I's period: different for each, so that weights by period differ from counts. */
+static uint64_t period_of(int i)
+{
+	return 1000 + 7 * i;
+}
+
+/*
+ * NR_SAMPLES kernel samples on 2 CPUs: comm "a" when i % 3 == 0, else
+ * "b c"; stacks by i % 4 (leaf first): read+syscall, tmpl+read+syscall,
+ * syscall alone, quote+syscall.  REVERSED: the same samples, last first.
+ */
+static int write_capture(const char *path, int reversed)
+{
+	static const char meta[] = "event=cpu-clock\nsample=4000\nfreq=1\nnr_cpus=2\n";
+	static const uint64_t stacks[4][3] = {
+		{ READ, SYSCALL }, { TMPL, READ, SYSCALL }, { SYSCALL }, { QUOTE, SYSCALL },
+	};
+	static const uint16_t depth[4] = { 2, 3, 1, 2 };
+	struct capture_writer *w = capture__create(path);
+	unsigned char buf[256];
+	int k;
+
+	if (!w || capture__write(w, KPCAP_META, 0, meta, sizeof(meta) - 1) ||
+	    capture__write(w, KPCAP_KALLSYMS, 0, kallsyms, sizeof(kallsyms) - 1))
+		return -1;
+	for (k = 0; k < NR_SAMPLES; k++) {
+		int i = reversed ? NR_SAMPLES - 1 - k : k;
+		size_t n = synth_sample(buf, k + 1, 1000000000ULL + k * 1000, i % 2, 100 + i % 3,
+					i % 3 ? "b c" : "a", 0, stacks[i % 4], depth[i % 4], 0);
+
+		((struct kprof_sample *)buf)->period = period_of(i);
+		if (capture__add_record(w, i % 2, buf, n))
+			return -1;
+	}
+	return capture__close(w);
+}
+
+/* ---- a small XML checker, which also collects the frames ---- */
+
+#define MAX_FRAMES 64
+
+struct frame {
+	double dx, dv;			/* data-x, data-v */
+	int d;				/* data-d */
+	double x, y, w, h;		/* its rect */
+	int has_rect;
+	char title[256];		/* its <title>, unescaped */
+	char label[256];		/* its <text>, unescaped */
+};
+
+struct svg {
+	double vb_w, vb_h;		/* viewBox */
+	struct frame f[MAX_FRAMES];
+	int nr;
+	int scripts;
+	char err[128];			/* why it is not well-formed */
+};
+
+struct xp {
+	const char *p;
+	struct svg *svg;
+	struct frame *cur;		/* the frame whose <g> is open */
+	char *text;			/* where character data goes (title, label) */
+	size_t text_left;
+	char stack[32][32];		/* open elements */
+	int depth;
+};
+
+static int xfail(struct xp *x, const char *why)
+{
+	snprintf(x->svg->err, sizeof(x->svg->err), "%s at \"%.20s\"", why, x->p);
+	return -1;
+}
+
+/* One reference after '&' into OUT (1 byte, ASCII only is ever needed here); -1: not one. */
+static int xref(struct xp *x, char *out)
+{
+	static const struct { const char *name; char c; } ents[] = {
+		{ "lt;", '<' }, { "gt;", '>' }, { "amp;", '&' }, { "quot;", '"' }, { "apos;", '\'' },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ents) / sizeof(ents[0]); i++) {
+		if (!strncmp(x->p, ents[i].name, strlen(ents[i].name))) {
+			x->p += strlen(ents[i].name);
+			*out = ents[i].c;
+			return 0;
+		}
+	}
+	if (*x->p == '#') {
+		const char *s = x->p + 1;
+
+		while (isxdigit((unsigned char)*s) || *s == 'x')
+			s++;
+		if (*s == ';' && s > x->p + 1) {
+			x->p = s + 1;
+			*out = '?';
+			return 0;
+		}
+	}
+	return xfail(x, "a bare '&'");
+}
+
+/* Character data up to '<' (END: up to the quote *END instead) into BUF. */
+static int xchars(struct xp *x, char end, char *buf, size_t len)
+{
+	size_t n = 0;
+	char c;
+
+	while (*x->p && *x->p != (end ? end : '<')) {
+		if (*x->p == '<')
+			return xfail(x, "a '<' in an attribute");
+		if (*x->p == '&') {
+			x->p++;
+			if (xref(x, &c))
+				return -1;
+		} else {
+			c = *x->p++;
+		}
+		if (buf && n + 1 < len)
+			buf[n++] = c;
+	}
+	if (buf && len)
+		buf[n] = '\0';
+	return *x->p ? 0 : xfail(x, "the end inside text");
+}
+
+static int isname(char c)
+{
+	return isalnum((unsigned char)c) || c == '-' || c == '_' || c == ':' || c == '.';
+}
+
+static void xattr(struct xp *x, const char *el, const char *name, const char *v)
+{
+	struct frame *f = x->cur;
+
+	if (!strcmp(el, "svg") && !strcmp(name, "viewBox"))
+		sscanf(v, "0 0 %lf %lf", &x->svg->vb_w, &x->svg->vb_h);
+	if (!strcmp(el, "g") && f) {
+		if (!strcmp(name, "data-x"))
+			f->dx = strtod(v, NULL);
+		else if (!strcmp(name, "data-v"))
+			f->dv = strtod(v, NULL);
+		else if (!strcmp(name, "data-d"))
+			f->d = atoi(v);
+	}
+	if (!strcmp(el, "rect") && f) {
+		f->has_rect = 1;
+		if (!strcmp(name, "x"))
+			f->x = strtod(v, NULL);
+		else if (!strcmp(name, "y"))
+			f->y = strtod(v, NULL);
+		else if (!strcmp(name, "width"))
+			f->w = strtod(v, NULL);
+		else if (!strcmp(name, "height"))
+			f->h = strtod(v, NULL);
+	}
+}
+
+/* A start tag after '<': name, attributes, '>' or '/>'. */
+static int xstart(struct xp *x)
+{
+	char el[32], name[32], val[256];
+	int n = 0, is_frame = 0;
+
+	while (isname(*x->p) && n < 31)
+		el[n++] = *x->p++;
+	el[n] = '\0';
+	if (!n)
+		return xfail(x, "no element name");
+	if (!strcmp(el, "g") && !strncmp(x->p, " class=\"f\"", 10)) {
+		if (x->svg->nr == MAX_FRAMES)
+			return xfail(x, "more frames than this test expects");
+		x->cur = &x->svg->f[x->svg->nr++];
+		is_frame = 1;
+	}
+	for (;;) {
+		while (*x->p == ' ' || *x->p == '\n')
+			x->p++;
+		if (*x->p == '>' || !strncmp(x->p, "/>", 2))
+			break;
+		for (n = 0; isname(*x->p) && n < 31; )
+			name[n++] = *x->p++;
+		name[n] = '\0';
+		if (!n || x->p[0] != '=' || x->p[1] != '"')
+			return xfail(x, "an attribute not name=\"value\"");
+		x->p += 2;
+		if (xchars(x, '"', val, sizeof(val)))
+			return -1;
+		x->p++;
+		xattr(x, el, name, val);
+	}
+	x->svg->scripts += !strcmp(el, "script");
+	if (*x->p == '/') {
+		x->p += 2;
+		if (is_frame)
+			x->cur = NULL;
+		return 0;
+	}
+	x->p++;
+	if (x->depth == 32)
+		return xfail(x, "nested too deep");
+	snprintf(x->stack[x->depth++], sizeof(x->stack[0]), "%s", el);
+	x->text = NULL;
+	if (x->cur && !strcmp(el, "title"))
+		x->text = x->cur->title;
+	else if (x->cur && !strcmp(el, "text"))
+		x->text = x->cur->label;
+	x->text_left = sizeof(x->cur->title);
+	return 0;
+}
+
+static int xend(struct xp *x)
+{
+	size_t n = strcspn(x->p, ">");
+
+	if (!x->depth || strlen(x->stack[x->depth - 1]) != n ||
+	    strncmp(x->p, x->stack[x->depth - 1], n))
+		return xfail(x, "an end tag that does not match");
+	if (!strcmp(x->stack[x->depth - 1], "g"))
+		x->cur = NULL;
+	x->depth--;
+	x->p += n + 1;
+	x->text = NULL;
+	return 0;
+}
+
+/* Markup after '<': <?..?>, <!--..-->, <![CDATA[..]]>, </end>, <start>. */
+static int xmarkup(struct xp *x, int *root_done)
+{
+	static const struct { const char *open, *close; } skip[] = {
+		{ "?", "?>" }, { "!--", "-->" }, { "![CDATA[", "]]>" },
+	};
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		if (!strncmp(x->p, skip[i].open, strlen(skip[i].open))) {
+			const char *e = strstr(x->p, skip[i].close);
+
+			if (!e || (i == 2 && !x->depth))
+				return xfail(x, "an unterminated or misplaced section");
+			x->p = e + strlen(skip[i].close);
+			return 0;
+		}
+	}
+	if (*x->p == '/') {
+		x->p++;
+		if (xend(x))
+			return -1;
+		*root_done = !x->depth;
+		return 0;
+	}
+	if (*root_done)
+		return xfail(x, "a second root element");
+	return xstart(x);
+}
+
+/* 0 if TEXT is well-formed XML; the frames and viewBox into SVG. */
+static int xml_check(const char *text, struct svg *svg)
+{
+	struct xp x = { .p = text, .svg = svg };
+	int root_done = 0;
+
+	memset(svg, 0, sizeof(*svg));
+	while (*x.p) {
+		if (*x.p == '<') {
+			x.p++;
+			if (xmarkup(&x, &root_done))
+				return -1;
+			continue;
+		}
+		if (!x.depth) {
+			if (!isspace((unsigned char)*x.p))
+				return xfail(&x, "text outside the root");
+			x.p++;
+			continue;
+		}
+		if (xchars(&x, 0, x.text, x.text ? x.text_left : 0))
+			return -1;
+	}
+	if (x.depth || !root_done)
+		return xfail(&x, "unclosed elements");
+	return 0;
+}
+
+/* ---- running the writer ---- */
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t len = 0;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	text = n >= 0 ? calloc(1, n + 1) : NULL;
+	if (text)
+		len = fread(text, 1, n, f);
+	fclose(f);
+	if (text && len != (size_t)n) {
+		free(text);
+		text = NULL;
+	}
+	return text;
+}
+
+/* The flame graph of capture CAP into SVG_PATH, through the library; its text. */
+static char *flamegraph(const char *cap, const char *svg_path, int weight_period)
+{
+	char event[64] = "unknown";
+	struct output *o = output_flamegraph__open(svg_path, weight_period, event);
+	int status;
+
+	if (!o)
+		return NULL;
+	status = record__replay(cap, o, 0, event, sizeof(event));
+	output__free(o);
+	return status ? NULL : slurp(svg_path);
+}
+
+FIXTURE(fg) {
+	char dir[64];
+	char cap[128], rev[128], svg[128];
+	uint64_t samples_a, period_a, period;
+};
+
+FIXTURE_SETUP(fg)
+{
+	int i;
+
+	snprintf(self->dir, sizeof(self->dir), "/tmp/kprofcat-flame-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->cap, sizeof(self->cap), "%s/c.kpcap", self->dir);
+	snprintf(self->rev, sizeof(self->rev), "%s/rev.kpcap", self->dir);
+	snprintf(self->svg, sizeof(self->svg), "%s/f.svg", self->dir);
+	ASSERT_EQ(0, write_capture(self->cap, 0));
+	ASSERT_EQ(0, write_capture(self->rev, 1));
+	self->samples_a = self->period_a = self->period = 0;
+	for (i = 0; i < NR_SAMPLES; i++) {
+		self->period += period_of(i);
+		if (i % 3 == 0) {
+			self->samples_a++;
+			self->period_a += period_of(i);
+		}
+	}
+	p_set_quiet(1);
+}
+
+FIXTURE_TEARDOWN(fg)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	if (system(cmd))
+		TH_LOG("could not remove %s", self->dir);
+}
+
+static const struct frame *find(const struct svg *s, const char *title_start, int depth)
+{
+	int i;
+
+	for (i = 0; i < s->nr; i++)
+		if (s->f[i].d == depth && !strncmp(s->f[i].title, title_start, strlen(title_start)))
+			return &s->f[i];
+	return NULL;
+}
+
+/*
+ * The frames against TOTAL: the root has it all; depth 1 (the comms) sums
+ * to it, in values and in px; every frame lies inside its parent's span
+ * and inside the view box; each rect is where its values put it.  The
+ * writer prints px with 3 decimals: each differs from the exact figure
+ * by at most 0.0005, so a sum of N by N * 0.0005.
+ */
+static void check_frames(struct __test_metadata *_metadata, const struct svg *s, double total)
+{
+	const double fw = FLAME_WIDTH - 2 * FLAME_PAD;
+	double sum_v = 0, sum_w = 0;
+	int i, j, nr1 = 0;
+
+	ASSERT_GT(s->nr, 1);
+	ASSERT_EQ(FLAME_WIDTH, s->vb_w);
+	ASSERT_GT(s->vb_h, 0);
+	EXPECT_EQ(0, s->f[0].d);
+	EXPECT_EQ(total, s->f[0].dv);
+	for (i = 0; i < s->nr; i++) {
+		const struct frame *f = &s->f[i];
+		int parent = f->d == 0;
+
+		ASSERT_TRUE(f->has_rect);
+		EXPECT_TRUE(f->x >= 0 && f->y >= 0 && f->x + f->w <= s->vb_w + 0.0005 &&
+			    f->y + f->h <= s->vb_h) TH_LOG("frame %s outside the view box", f->title);
+		EXPECT_LE(fabs(f->x - (FLAME_PAD + f->dx * fw / total)), 0.0005) TH_LOG("%s", f->title);
+		EXPECT_LE(fabs(f->w - f->dv * fw / total), 0.0005) TH_LOG("%s", f->title);
+		EXPECT_GT(f->dv, 0);
+		if (f->d == 1) {
+			sum_v += f->dv;
+			sum_w += f->w;
+			nr1++;
+		}
+		for (j = 0; j < s->nr && !parent; j++)
+			parent = s->f[j].d == f->d - 1 && s->f[j].dx <= f->dx &&
+				 f->dx + f->dv <= s->f[j].dx + s->f[j].dv;
+		EXPECT_TRUE(parent) TH_LOG("frame %s lies in no frame below it", f->title);
+		/* Frames of a level do not overlap. */
+		for (j = 0; j < i; j++)
+			if (s->f[j].d == f->d)
+				EXPECT_TRUE(s->f[j].dx + s->f[j].dv <= f->dx || f->dx + f->dv <= s->f[j].dx);
+	}
+	EXPECT_EQ(total, sum_v);
+	EXPECT_LE(fabs(sum_w - fw), nr1 * 0.0005 + 1e-9);
+}
+
+TEST_F(fg, widths_sum_to_the_samples_and_frames_stay_in_the_box)
+{
+	char *text = flamegraph(self->cap, self->svg, 0), want[64];
+	struct svg s;
+	const struct frame *a, *f;
+
+	ASSERT_NE(NULL, text);
+	ASSERT_EQ(0, xml_check(text, &s)) TH_LOG("not well-formed XML: %s", s.err);
+	EXPECT_EQ(1, s.scripts);
+	check_frames(_metadata, &s, NR_SAMPLES);
+	/* The comms, "b c" as folded spells it; under "a" the stacks of its samples. */
+	snprintf(want, sizeof(want), "a (%llu samples,", (unsigned long long)self->samples_a);
+	a = find(&s, want, 1);
+	ASSERT_NE(NULL, a) TH_LOG("no frame '%s'", want);
+	snprintf(want, sizeof(want), "b_c (%llu samples,",
+		 (unsigned long long)(NR_SAMPLES - self->samples_a));
+	EXPECT_NE(NULL, find(&s, want, 1)) TH_LOG("no frame '%s'", want);
+	snprintf(want, sizeof(want), "do_syscall_64_[k] (%llu samples, %.2f%%)",
+		 (unsigned long long)self->samples_a, 100.0 * self->samples_a / NR_SAMPLES);
+	f = find(&s, want, 2);
+	ASSERT_NE(NULL, f) TH_LOG("no frame '%s'", want);
+	EXPECT_EQ(a->dx, f->dx);
+	/* The template ends the stacks of i % 4 == 1: 15 samples, 5 of them a's (i % 12 == 9). */
+	EXPECT_NE(NULL, find(&s, "std::map<int, std::pair<a&b, c> >::find_[k] (10 samples,", 4));
+	EXPECT_NE(NULL, find(&s, "std::map<int, std::pair<a&b, c> >::find_[k] (5 samples,", 4));
+	EXPECT_NE(NULL, find(&s, "say\"it's\"_[k] (", 3));
+	free(text);
+}
+
+TEST_F(fg, weight_period_sums_the_periods)
+{
+	char *text = flamegraph(self->cap, self->svg, 1), want[64];
+	struct svg s;
+
+	ASSERT_NE(NULL, text);
+	ASSERT_EQ(0, xml_check(text, &s)) TH_LOG("not well-formed XML: %s", s.err);
+	check_frames(_metadata, &s, self->period);
+	snprintf(want, sizeof(want), "a (period %llu,", (unsigned long long)self->period_a);
+	EXPECT_NE(NULL, find(&s, want, 1)) TH_LOG("no frame '%s'", want);
+	free(text);
+}
+
+TEST_F(fg, names_are_escaped_and_nothing_is_fetched)
+{
+	char *text = flamegraph(self->cap, self->svg, 0), *p;
+	struct svg s;
+	int i;
+
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, "std::map&lt;int, std::pair&lt;a&amp;b, c&gt; &gt;::find_[k]"));
+	EXPECT_NE(NULL, strstr(text, "say&quot;it&apos;s&quot;_[k]"));
+	EXPECT_EQ(NULL, strstr(text, "<a&b"));
+	/* The one URL is the SVG namespace's name, which nothing fetches. */
+	p = strstr(text, "http");
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(0, strncmp(p - 7, "xmlns=\"http://www.w3.org/2000/svg\"", 34));
+	EXPECT_EQ(NULL, strstr(p + 1, "http"));
+	EXPECT_EQ(NULL, strstr(text, "href"));
+	EXPECT_EQ(NULL, strstr(text, "url("));
+	EXPECT_EQ(NULL, strstr(text, "@import"));
+	/* Labels are the name or its start and "..": never more than fits. */
+	ASSERT_EQ(0, xml_check(text, &s));
+	for (i = 0; i < s.nr; i++) {
+		size_t fit = (size_t)((s.f[i].w - 6) / (12 * 0.59));
+		size_t len = strlen(s.f[i].label);
+
+		EXPECT_LE(len, fit) TH_LOG("label '%s' in %.1f px", s.f[i].label, s.f[i].w);
+		if (len)
+			EXPECT_TRUE(!strncmp(s.f[i].title, s.f[i].label, len) ||
+				    (len > 2 && !strcmp(s.f[i].label + len - 2, "..") &&
+				     !strncmp(s.f[i].title, s.f[i].label, len - 2)));
+	}
+	free(text);
+}
+
+TEST_F(fg, xmllint_accepts_it)
+{
+	char *text = flamegraph(self->cap, self->svg, 0), cmd[256];
+
+	ASSERT_NE(NULL, text);
+	free(text);
+	if (system("command -v xmllint >/dev/null 2>&1"))
+		SKIP(return, "no xmllint (libxml2-utils); the checker above parsed it");
+	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", self->svg);
+	EXPECT_EQ(0, system(cmd));
+}
+
+TEST_F(fg, the_same_stacks_give_the_same_bytes)
+{
+	char other[160];
+	char *a = flamegraph(self->cap, self->svg, 0), *b, *c;
+
+	snprintf(other, sizeof(other), "%s/g.svg", self->dir);
+	b = flamegraph(self->cap, other, 0);
+	c = flamegraph(self->rev, other, 0);
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	ASSERT_NE(NULL, c);
+	EXPECT_STREQ(a, b);
+	/* Samples in the other order: other tokens and hash order, the same graph. */
+	EXPECT_STREQ(a, c);
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* ---- the script, in node with a stand-in for the DOM ---- */
+
+/*
+ * A stand-in for the few DOM calls the script makes, over the frames of
+ * the SVG (argv[2]) as the writer prints them; then a hover, a click on
+ * comm "a", two searches and Reset Zoom, each printing what it left.
+ */
+static const char dom_js[] =
+"const fs = require('fs');\n"
+"const svg = fs.readFileSync(process.argv[2], 'utf8');\n"
+"const script = svg.match(/<script[^>]*><!\\[CDATA\\[([\\s\\S]*?)\\]\\]><\\/script>/)[1];\n"
+"const unesc = s => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '\"')\n"
+"  .replace(/&apos;/g, \"'\").replace(/&amp;/g, '&');\n"
+"function el(attrs, text) {\n"
+"  const e = { a: Object.assign({}, attrs), textContent: text || '', cls: new Set(),\n"
+"    getAttribute(n) { return this.a[n]; }, setAttribute(n, v) { this.a[n] = String(v); },\n"
+"    addEventListener(t, f) { this['on' + t] = f; } };\n"
+"  e.classList = { toggle(c, on) { if (on) e.cls.add(c); else e.cls.delete(c); } };\n"
+"  e.firstChild = { nodeValue: text };\n"
+"  return e;\n"
+"}\n"
+"const gs = [], h = {};\n"
+"const re = /<g class=\"f\" data-x=\"(\\d+)\" data-v=\"(\\d+)\" data-d=\"(\\d+)\"><title>(.*?)<\\/title>/.source +\n"
+"  /<rect x=\"([\\d.]+)\"[^>]* width=\"([\\d.]+)\"[^>]* fill=\"([^\"]+)\"\\/><text x=\"([\\d.]+)\"[^>]*>(.*?)<\\/text>/.source;\n"
+"for (const m of svg.matchAll(new RegExp(re, 'g'))) {\n"
+"  const g = el({ 'data-x': m[1], 'data-v': m[2], 'data-d': m[3] }), t = el({}, unesc(m[4]));\n"
+"  const r = el({ x: m[5], width: m[6], fill: m[7] }), tx = el({ x: m[8] }, unesc(m[9]));\n"
+"  g.querySelector = s => ({ title: t, rect: r, text: tx })[s];\n"
+"  g.closest = r.closest = () => g;\n"
+"  gs.push(g);\n"
+"}\n"
+"const ids = { details: el({}, ' '), matched: el({}, ' '), unzoom: el({}), search: el({}, 'Search') };\n"
+"const doc = { getElementById: id => ids[id], querySelectorAll: () => gs,\n"
+"  addEventListener: (t, f) => { h[t] = f; } };\n"
+"let answer = null;\n"
+"const api = (new Function('document', 'prompt', 'alert', script +\n"
+"  '\\ninit({});\\nreturn { fr: fr };'))(doc, () => answer, m => console.log('alert ' + m));\n"
+"const fr = api.fr, visible = () => fr.filter(e => !e.g.cls.has('hide')).length;\n"
+"const a = fr.find(e => e.name === 'a');\n"
+"h.mouseover({ target: a.r });\n"
+"console.log('hover ' + ids.details.firstChild.nodeValue);\n"
+"h.click({ target: a.r });\n"
+"const bc = fr.find(e => e.name === 'b_c');\n"
+"console.log('zoom ' + a.r.a.x + ' ' + a.r.a.width + ' ' + fr[0].g.cls.has('p') + ' ' +\n"
+"  bc.g.cls.has('hide') + ' ' + visible() + ' ' + ids.unzoom.cls.has('hide'));\n"
+"answer = 'vfs_read';\n"
+"h.keydown({ key: 'f', ctrlKey: true, preventDefault() {} });\n"
+"console.log('matched ' + ids.matched.textContent);\n"
+"answer = 'read|find';\n"
+"h.keydown({ key: '/', preventDefault() {} });\n"
+"console.log('nested ' + ids.matched.textContent);\n"
+"h.keydown({ key: 'Escape' });\n"
+"console.log('cleared [' + ids.matched.textContent + '] ' + fr.every(e => e.r.a.fill === e.fill));\n"
+"ids.unzoom.onclick();\n"
+"console.log('unzoom ' + visible() + ' ' + fr[0].g.cls.has('p') + ' ' + a.r.a.width);\n";
+
+TEST_F(fg, the_script_zooms_and_searches)
+{
+	char *text = flamegraph(self->cap, self->svg, 0), js[160], cmd[512], want[128];
+	char *out;
+	struct svg s;
+	FILE *f;
+	int i, under_a = 0;
+
+	ASSERT_NE(NULL, text);
+	free(text);
+	if (system("command -v node >/dev/null 2>&1"))
+		SKIP(return, "no node: the script is left unrun");
+	snprintf(js, sizeof(js), "%s/dom.js", self->dir);
+	f = fopen(js, "w");
+	ASSERT_NE(NULL, f);
+	fputs(dom_js, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "node %s %s >%s/node.txt 2>&1", js, self->svg, self->dir);
+	EXPECT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "%s/node.txt", self->dir);
+	out = slurp(cmd);
+	ASSERT_NE(NULL, out);
+	text = slurp(self->svg);
+	ASSERT_NE(NULL, text);
+	ASSERT_EQ(0, xml_check(text, &s));
+	free(text);
+	/* Zoomed into "a": it and the 4 frames above it, the root dimmed under it. */
+	for (i = 0; i < s.nr; i++)
+		under_a += s.f[i].d > 1 && s.f[i].dx < self->samples_a;
+	snprintf(want, sizeof(want), "hover a (%llu samples, %.2f%%)\n",
+		 (unsigned long long)self->samples_a, 100.0 * self->samples_a / NR_SAMPLES);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "zoom %d.000 %d.000 true true %d false\n",
+		 FLAME_PAD, FLAME_WIDTH - 2 * FLAME_PAD, 2 + under_a);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("want '%s' in:\n%s", want, out);
+	/* vfs_read: the stacks of i % 4 == 0 or 1, half the samples; the template inside counts once. */
+	EXPECT_NE(NULL, strstr(out, "matched Matched: 50.00%\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "nested Matched: 50.00%\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "cleared [ ] true\n")) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "unzoom %d false %.3f\n", s.nr,
+		 (FLAME_WIDTH - 2 * FLAME_PAD) * (double)self->samples_a / NR_SAMPLES);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("want '%s' in:\n%s", want, out);
+	free(out);
+}
+
+/* ---- from the command line ---- */
+
+struct result {
+	int status;
+	char err[4096];
+};
+
+static int kprofcat(char *path, size_t len)
+{
+	char self_path[400];
+	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+
+	if (n <= 0)
+		return -1;
+	self_path[n] = '\0';
+	/* tests/host/flamegraph_test -> user/kprofcat */
+	snprintf(path, len, "%s/../../user/kprofcat", dirname(self_path));
+	return access(path, X_OK);
+}
+
+static void run(struct result *r, const char *dir, const char *args)
+{
+	char bin[512], cmd[2048], errp[128];
+	FILE *f;
+	size_t n = 0;
+
+	r->status = -1;
+	r->err[0] = '\0';
+	if (kprofcat(bin, sizeof(bin)))
+		return;
+	snprintf(errp, sizeof(errp), "%s/err.txt", dir);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s %s >out.txt 2>%s", dir, bin, args, errp);
+	r->status = system(cmd);
+	r->status = WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
+	f = fopen(errp, "r");
+	if (f) {
+		n = fread(r->err, 1, sizeof(r->err) - 1, f);
+		fclose(f);
+	}
+	r->err[n] = '\0';
+}
+
+TEST_F(fg, the_command_line_writes_it_and_refuses_what_cannot_work)
+{
+	char bin[512], path[192], *lib, *cli, *out;
+	struct result r;
+	struct stat st;
+	FILE *f;
+	int i;
+
+	if (kprofcat(bin, sizeof(bin)))
+		SKIP(return, "no user/kprofcat (make user first)");
+	lib = flamegraph(self->cap, self->svg, 0);
+	ASSERT_NE(NULL, lib);
+	/* An older, longer file is replaced whole. */
+	snprintf(path, sizeof(path), "%s/cli.svg", self->dir);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	for (i = 0; i < 20000; i++)
+		fputs("old text\n", f);
+	fclose(f);
+	run(&r, self->dir, "-i c.kpcap --flamegraph cli.svg");
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.err);
+	EXPECT_NE(NULL, strstr(r.err, "flame graph cli.svg: 60 samples of cpu-clock")) TH_LOG("%s", r.err);
+	cli = slurp(path);
+	ASSERT_NE(NULL, cli);
+	EXPECT_STREQ(lib, cli);
+	snprintf(path, sizeof(path), "%s/out.txt", self->dir);
+	out = slurp(path);
+	ASSERT_NE(NULL, out);
+	EXPECT_STREQ("", out);
+	free(out);
+
+	run(&r, self->dir, "-i c.kpcap --flamegraph cli.svg --folded");
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "exclude each other: pick one")) TH_LOG("%s", r.err);
+	run(&r, self->dir, "report --flamegraph cli.svg");
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "'kprofcat report' picks the output")) TH_LOG("%s", r.err);
+	run(&r, self->dir, "-i c.kpcap --report --weight=period");
+	EXPECT_NE(NULL, strstr(r.err, "--weight only applies to --folded and --flamegraph"))
+		TH_LOG("%s", r.err);
+	run(&r, self->dir, "-i c.kpcap --flamegraph /nonexistent/f.svg");
+	EXPECT_EQ(1, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "cannot write the flame graph to /nonexistent/f.svg: No such file or directory: give --flamegraph the path of a file you can write"))
+		TH_LOG("%s", r.err);
+	/* A run that fails leaves an older file as it was and makes none. */
+	run(&r, self->dir, "-i nosuch.kpcap --flamegraph cli.svg");
+	EXPECT_EQ(1, r.status);
+	snprintf(path, sizeof(path), "%s/cli.svg", self->dir);
+	free(cli);
+	cli = slurp(path);
+	ASSERT_NE(NULL, cli);
+	EXPECT_STREQ(lib, cli);
+	run(&r, self->dir, "-i nosuch.kpcap --flamegraph new.svg");
+	EXPECT_EQ(1, r.status);
+	snprintf(path, sizeof(path), "%s/new.svg", self->dir);
+	EXPECT_NE(0, stat(path, &st));
+	free(cli);
+	free(lib);
+}
+
+TEST_HARNESS_MAIN
