@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * flamegraph_test: --flamegraph FILE.svg from a synthetic capture (-i).
+ * flamegraph_test: --flamegraph FILE.svg from synthetic captures (-i).
  * The SVG is parsed by a small XML checker here (well-formedness: one
  * root, balanced tags, quoted attributes, only the five entities or
  * character references, no '<' or '&' in text) and by xmllint when it is
@@ -8,10 +8,12 @@
  * children sum to the samples (to the periods with --weight=period), each
  * frame lies in its parent and in the view box, its geometry follows from
  * its values, C++ names with < > & are escaped, nothing is fetched from
- * elsewhere, and the same stacks give the same bytes whatever their order
- * in the capture.  The script runs in node (when installed) against a
- * stand-in for the DOM: hover, a click's zoom, search and its share.  From the command line: the file is written (an older,
- * longer one replaced whole), and the errors name the problem and the fix.
+ * elsewhere, the same stacks give the same bytes whatever their order in
+ * the capture, and frames too narrow to draw are left out and counted.
+ * The script runs in node (when installed) against a stand-in for the
+ * DOM: hover, a click's zoom, search and its share.  From the command
+ * line: the file is written (an older, longer one replaced whole), and
+ * the errors name the problem and the fix.
  */
 #include <ctype.h>
 #include <libgen.h>
@@ -564,6 +566,58 @@ TEST_F(fg, the_same_stacks_give_the_same_bytes)
 	free(a);
 	free(b);
 	free(c);
+}
+
+/*
+ * NR_WIDE samples of comm "a" in do_syscall_64, one of "rare" in vfs_read
+ * under it: 1180 px / NR_WIDE is under 0.1 px, so rare's 3 frames go.
+ */
+#define NR_WIDE 12000
+
+static int write_wide_capture(const char *path)
+{
+	static const char meta[] = "event=cpu-clock\nsample=4000\nfreq=1\nnr_cpus=1\n";
+	static const uint64_t ips[2] = { READ, SYSCALL };
+	struct capture_writer *w = capture__create(path);
+	unsigned char buf[256];
+	int i;
+
+	if (!w || capture__write(w, KPCAP_META, 0, meta, sizeof(meta) - 1) ||
+	    capture__write(w, KPCAP_KALLSYMS, 0, kallsyms, sizeof(kallsyms) - 1))
+		return -1;
+	for (i = 0; i <= NR_WIDE; i++) {
+		int rare = i == NR_WIDE / 2;
+		size_t n = synth_sample(buf, i + 1, 1000000000ULL + i * 1000, 0, 100,
+					rare ? "rare" : "a", 0, rare ? ips : ips + 1, 2 - !rare, 0);
+
+		if (capture__add_record(w, 0, buf, n))
+			return -1;
+	}
+	return capture__close(w);
+}
+
+TEST_F(fg, frames_under_a_tenth_of_a_pixel_are_left_out_and_counted)
+{
+	char cap[160], *text;
+	struct svg s;
+	double sum = 0;
+	int i;
+
+	snprintf(cap, sizeof(cap), "%s/wide.kpcap", self->dir);
+	ASSERT_EQ(0, write_wide_capture(cap));
+	text = flamegraph(cap, self->svg, 0);
+	ASSERT_NE(NULL, text);
+	ASSERT_EQ(0, xml_check(text, &s)) TH_LOG("not well-formed XML: %s", s.err);
+	EXPECT_NE(NULL, strstr(text, "; 3 frames narrower than 0.1 px left out</text>"));
+	EXPECT_EQ(NULL, find(&s, "rare (", 1));
+	ASSERT_EQ(3, s.nr);
+	/* The root keeps the whole: its drawn children are the rest. */
+	EXPECT_EQ(NR_WIDE + 1, s.f[0].dv);
+	for (i = 0; i < s.nr; i++)
+		if (s.f[i].d == 1)
+			sum += s.f[i].dv;
+	EXPECT_EQ(NR_WIDE, sum);
+	free(text);
 }
 
 /* ---- the script, in node with a stand-in for the DOM ---- */
