@@ -569,8 +569,10 @@ TEST_F(fg, the_same_stacks_give_the_same_bytes)
 }
 
 /*
- * NR_WIDE samples of comm "a" in do_syscall_64, one of "rare" in vfs_read
- * under it: 1180 px / NR_WIDE is under 0.1 px, so rare's 3 frames go.
+ * NR_WIDE samples of comm "a\x01\xff" (a control character and a byte
+ * that is not UTF-8, which XML admits neither of) in do_syscall_64, one of
+ * "rare" in vfs_read under it: 1180 px / NR_WIDE is under 0.1 px, so
+ * rare's 3 frames go.
  */
 #define NR_WIDE 12000
 
@@ -588,7 +590,7 @@ static int write_wide_capture(const char *path)
 	for (i = 0; i <= NR_WIDE; i++) {
 		int rare = i == NR_WIDE / 2;
 		size_t n = synth_sample(buf, i + 1, 1000000000ULL + i * 1000, 0, 100,
-					rare ? "rare" : "a", 0, rare ? ips : ips + 1, 2 - !rare, 0);
+					rare ? "rare" : "a\x01\xff", 0, rare ? ips : ips + 1, 2 - !rare, 0);
 
 		if (capture__add_record(w, 0, buf, n))
 			return -1;
@@ -596,7 +598,7 @@ static int write_wide_capture(const char *path)
 	return capture__close(w);
 }
 
-TEST_F(fg, frames_under_a_tenth_of_a_pixel_are_left_out_and_counted)
+TEST_F(fg, frames_under_a_tenth_of_a_pixel_are_left_out_and_counted_and_bad_bytes_replaced)
 {
 	char cap[160], *text;
 	struct svg s;
@@ -610,6 +612,7 @@ TEST_F(fg, frames_under_a_tenth_of_a_pixel_are_left_out_and_counted)
 	ASSERT_EQ(0, xml_check(text, &s)) TH_LOG("not well-formed XML: %s", s.err);
 	EXPECT_NE(NULL, strstr(text, "; 3 frames narrower than 0.1 px left out</text>"));
 	EXPECT_EQ(NULL, find(&s, "rare (", 1));
+	EXPECT_NE(NULL, find(&s, "a?? (12000 samples, ", 1));
 	ASSERT_EQ(3, s.nr);
 	/* The root keeps the whole: its drawn children are the rest. */
 	EXPECT_EQ(NR_WIDE + 1, s.f[0].dv);
@@ -618,6 +621,10 @@ TEST_F(fg, frames_under_a_tenth_of_a_pixel_are_left_out_and_counted)
 			sum += s.f[i].dv;
 	EXPECT_EQ(NR_WIDE, sum);
 	free(text);
+	if (!system("command -v xmllint >/dev/null 2>&1")) {
+		snprintf(cap, sizeof(cap), "xmllint --noout %s", self->svg);
+		EXPECT_EQ(0, system(cap));
+	}
 }
 
 /* ---- the script, in node with a stand-in for the DOM ---- */

@@ -171,7 +171,10 @@ static void measure_tree(struct tree *t)
 	}
 }
 
-/* Bytes of the UTF-8 sequence at S, or 0 if it is not a valid one. */
+/*
+ * Bytes of the UTF-8 sequence at S, or 0 if it is not a valid one
+ * (overlong, a surrogate, beyond U+10FFFF: XML parsers refuse them).
+ */
 static size_t utf8_len(const unsigned char *s)
 {
 	size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2 ? 2 :
@@ -181,6 +184,9 @@ static size_t utf8_len(const unsigned char *s)
 	for (i = 1; i < n; i++)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+		return 0;
 	return n;
 }
 
