@@ -156,7 +156,6 @@ struct kprof_state {
 	struct kprof_throttle_limits limits;	/* knobs, see SET_THROTTLE */
 	u32			throttle_flags;	/* KPROF_THROTTLE_F_* */
 	struct perf_event_attr	attr;		/* built at START */
-	const struct cred	*cred;		/* START's caller's, while running */
 	cpumask_var_t		cpus;		/* CPUs the config selects */
 	struct kprof_bufs	*bufs;
 	bool			running;

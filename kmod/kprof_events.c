@@ -14,7 +14,6 @@
 #include <linux/bitops.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
-#include <linux/cred.h>
 #include <linux/kstrtox.h>
 #include <linux/log2.h>
 #include <linux/rcupdate.h>
@@ -207,24 +206,6 @@ static void kprof_build_attr(struct perf_event_attr *attr,
 	kprof_attr_precise(attr, cfg);
 }
 
-/*
- * Every event of a session is created with the credentials of the task
- * that started it, also one for a CPU that comes online later on the
- * hotplug thread: the PMU's event_init checks (perfmon_capable(),
- * perf_allow_kernel()) and the LSM hook that perf_event_alloc() calls
- * judge that task, as they would judge it in perf_event_open().
- */
-static struct perf_event *kprof_event_create(unsigned int cpu)
-{
-	const struct cred *old = override_creds(kprof.cred);
-	struct perf_event *event;
-
-	event = perf_event_create_kernel_counter(&kprof.attr, cpu, NULL,
-						 kprof_overflow, NULL);
-	revert_creds(old);
-	return event;
-}
-
 /* cpuhp startup, on @cpu: create its event if it is sampled. */
 static int kprof_cpu_online(unsigned int cpu, struct hlist_node *node)
 {
@@ -237,7 +218,8 @@ static int kprof_cpu_online(unsigned int cpu, struct hlist_node *node)
 
 	/* No event yet: nothing else touches the throttle state. */
 	kprof_throttle_reset(c);
-	event = kprof_event_create(cpu);
+	event = perf_event_create_kernel_counter(&kprof.attr, cpu, NULL,
+						 kprof_overflow, NULL);
 	if (IS_ERR(event)) {
 		ret = PTR_ERR(event);
 		goto fail;
@@ -329,7 +311,9 @@ static long kprof_events_preflight_fn(void *unused)
 	struct perf_event *event;
 	int ret;
 
-	event = kprof_event_create(raw_smp_processor_id());
+	event = perf_event_create_kernel_counter(&kprof.attr,
+						 raw_smp_processor_id(),
+						 NULL, kprof_overflow, NULL);
 	if (IS_ERR(event))
 		return PTR_ERR(event);
 	ret = kprof_throttle_check_event(event, kprof.attr.type);
@@ -337,7 +321,11 @@ static long kprof_events_preflight_fn(void *unused)
 	return ret;
 }
 
-/* On a kworker, as the cpuhp callbacks run on their kthread. */
+/*
+ * On a kworker, as the cpuhp callbacks run on their kthread: with the
+ * kernel's credentials, not the opener's, which perf's CPU-event check
+ * (perf_allow_cpu()) would judge; kprof_may_open() judged the opener.
+ */
 static int kprof_events_preflight(void)
 {
 	return work_on_cpu(cpumask_first(cpu_online_mask),
@@ -363,10 +351,9 @@ int kprof_events_start(void)
 
 	kprof_config_cpus(&kprof.config, kprof.cpus);
 	kprof_build_attr(&kprof.attr, &kprof.config);
-	kprof.cred = get_current_cred();
 	ret = kprof_events_preflight();
 	if (ret)
-		goto put_cred;
+		return ret;
 
 	for_each_possible_cpu(cpu) {
 		struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);
@@ -390,15 +377,10 @@ int kprof_events_start(void)
 		for_each_possible_cpu(cpu)
 			WRITE_ONCE(per_cpu_ptr(kprof_pcpu, cpu)->active, false);
 		kprof_events_quiesce();
-		goto put_cred;
+		return ret;
 	}
 	kprof.running = true;
 	return 0;
-
-put_cred:
-	put_cred(kprof.cred);
-	kprof.cred = NULL;
-	return ret;
 }
 
 /**
@@ -421,8 +403,6 @@ void kprof_events_stop(void)
 	cpuhp_state_remove_instance(kprof_hp_state, &kprof.hp_node);
 	kprof.running = false;
 	kprof_events_quiesce();
-	put_cred(kprof.cred);
-	kprof.cred = NULL;
 }
 
 /**

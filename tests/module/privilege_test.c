@@ -27,7 +27,6 @@
 
 #include "kselftest_harness.h"
 #include "kprof_test.h"
-#include "testpmu.h"
 
 #define NOBODY		65534
 #define GRANT_GID	4242
@@ -348,48 +347,6 @@ static int granted_knobs(char *msg, size_t len)
 		     rc ? strerror(rc) : "accepted");
 	close(fd);
 	return 0;
-}
-
-#define TP_PERFMON_ONLY	"/sys/module/kprof_testpmu/parameters/perfmon_only"
-
-/*
- * The PMU's own check judges the member who starts the session, not the
- * kernel thread that creates the events: the stand-in with perfmon_only
- * refuses a creator without CAP_PERFMON, so START answers EACCES.
- */
-static int granted_pmu_check(char *msg, size_t len)
-{
-	struct kprof_config cfg;
-	int fd, rc;
-
-	fd = kp_open();
-	CHILD_EXPECT(fd >= 0, "open: %s", strerror(errno));
-	kp_cfg_init(&cfg, 100);
-	cfg.type = (__u32)tp_type();
-	cfg.config = 0;
-	CHILD_EXPECT(!kp_set_config(fd, &cfg), "SET_CONFIG: %s",
-		     strerror(errno));
-	rc = kp_start(fd) ? errno : 0;
-	kp_stop(fd);
-	close(fd);
-	CHILD_EXPECT(rc == EACCES, "START on a PMU that needs CAP_PERFMON: %s",
-		     rc ? strerror(rc) : "accepted");
-	return 0;
-}
-
-TEST_F(granted, pmu_checks_see_the_member)
-{
-	gid_t grant = GRANT_GID;
-	char msg[512];
-	int rc;
-
-	KP_RETURN_IF_SKIPPED();
-	if (tp_type() < 0)
-		SKIP(return, "no PMU stand-in (tests/vm/run --testpmu)");
-	ASSERT_EQ(0, tp_write(TP_PERFMON_ONLY, "1"));
-	rc = as_nobody(&grant, 1, granted_pmu_check, msg, sizeof(msg));
-	tp_write(TP_PERFMON_ONLY, "0");
-	EXPECT_EQ(0, rc) TH_LOG("%s", msg);
 }
 
 TEST_F(granted, debug_knobs_need_admin)

@@ -155,15 +155,6 @@ static const struct kernel_param_ops nmi_cost_ops = {
 module_param_cb(nmi_cost_ns, &nmi_cost_ops, &nmi_cost_ns, 0644);
 MODULE_PARM_DESC(nmi_cost_ns, "extra busy-wait per NMI, in ns (0 ... TICK_NSEC/2)");
 
-/*
- * perfmon_only: event_init refuses (EACCES) a creator without
- * CAP_PERFMON, as a PMU with a privileged check of its own does, so a
- * test sees whose credentials a client creates its events with.
- */
-static bool perfmon_only;
-module_param(perfmon_only, bool, 0644);
-MODULE_PARM_DESC(perfmon_only, "refuse events of creators without CAP_PERFMON (EACCES)");
-
 /* ---- emulated counters ----------------------------------------------- */
 
 /* The counters' clock: NMI-safe, and the hrtimer's CLOCK_MONOTONIC. */
@@ -392,8 +383,6 @@ static int testpmu_event_init(struct perf_event *event)
 		return -ENOENT;
 	if (event->attr.config)
 		return -EINVAL;		/* config 0 (ns) is the only event */
-	if (READ_ONCE(perfmon_only) && !perfmon_capable())
-		return -EACCES;
 	/* No LBR: what an x86 counter without it refuses. */
 	if (has_branch_stack(event))
 		return -EOPNOTSUPP;
