@@ -202,7 +202,7 @@ int kprof_config_validate(const struct kprof_config *cfg);
 void kprof_config_cpus(const struct kprof_config *cfg, struct cpumask *mask);
 int kprof_events_init(void);
 void kprof_events_exit(void);
-int kprof_events_start(void);
+int kprof_events_start(bool fresh);
 void kprof_events_stop(void);
 
 /* kprof_sample.c */
@@ -210,7 +210,7 @@ void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs);
 void kprof_counters_fill(struct kprof_counters *dst, struct kprof_cpu *c);
 void kprof_counters_publish(struct kprof_cpu *c);
-void kprof_counters_reset(struct kprof_cpu *c);
+void kprof_counters_reset(struct kprof_cpu *c, bool fresh);
 void kprof_limits_publish(struct kprof_buf *b);
 
 /* kprof_throttle.c */

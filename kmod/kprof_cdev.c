@@ -256,6 +256,7 @@ static long kprof_ioc_get_config(void __user *uarg)
 static long kprof_ioc_start(struct kprof_file *f)
 {
 	int ret = -EBUSY;
+	bool fresh;
 
 	mutex_lock(&kprof.lock);
 	mutex_lock(&kprof_map_lock);
@@ -266,14 +267,23 @@ static long kprof_ioc_start(struct kprof_file *f)
 	}
 	/* From here other files' mmap() and read() are refused. */
 	kprof_owner = f;
+	fresh = kprof_data_owner != f;
 	kprof_data_owner = f;
 	mutex_unlock(&kprof_map_lock);
-	/* Only @f maps them, and no read() may copy out meanwhile. */
-	mutex_lock(&kprof_read_lock);
-	kprof_bufs_reset(kprof.bufs);
-	mutex_unlock(&kprof_read_lock);
+	/*
+	 * A new owner gets empty buffers.  The same owner's buffers carry on
+	 * (data_head continues): its own reader may be draining them right
+	 * now through its mapping, and an earlier owner's data was emptied at
+	 * that owner's release or is emptied here, while no other file maps
+	 * them (checked above) and no read() copies out (kprof_read_lock).
+	 */
+	if (fresh) {
+		mutex_lock(&kprof_read_lock);
+		kprof_bufs_reset(kprof.bufs);
+		mutex_unlock(&kprof_read_lock);
+	}
 	/* Takes cpu_hotplug_lock: not under kprof_map_lock. */
-	ret = kprof_events_start();
+	ret = kprof_events_start(fresh);
 	if (ret)
 		kprof_set_owner(NULL);
 unlock:

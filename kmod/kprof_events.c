@@ -334,6 +334,7 @@ static int kprof_events_preflight(void)
 
 /**
  * kprof_events_start() - start sampling with the current configuration
+ * @fresh: the buffers were emptied for a new owner (kprof_counters_reset())
  *
  * Creates the event of every selected online CPU.  If any fails, those
  * already created are released and its errno is returned (-ENOENT or
@@ -342,7 +343,7 @@ static int kprof_events_preflight(void)
  * Context: kprof.lock held, not running, buffers allocated.
  * Return: 0 or -errno.
  */
-int kprof_events_start(void)
+int kprof_events_start(bool fresh)
 {
 	unsigned int cpu;
 	int ret;
@@ -359,7 +360,7 @@ int kprof_events_start(void)
 		struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);
 
 		c->buf = &kprof.bufs->cpu[cpu];
-		kprof_counters_reset(c);
+		kprof_counters_reset(c, fresh);
 		kprof_throttle_reset(c);
 		kprof_counters_publish(c);
 		kprof_limits_publish(c->buf);

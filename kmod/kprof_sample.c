@@ -389,19 +389,36 @@ void kprof_counters_publish(struct kprof_cpu *c)
 /**
  * kprof_counters_reset() - zero a CPU's counters for START
  * @c: the CPU's state, producer quiesced
+ * @fresh: the buffers were emptied for a new owner
  *
  * Losses the last STOP could not report (its LOST record did not fit and
- * nothing was read since) are dropped with that session's buffers, which
- * START empties: they are the earlier session's to know, not the new one's.
+ * nothing was read since) belong to the buffers' owner.  For a new owner
+ * (@fresh) they went with the emptied buffers.  For the same owner they
+ * stay pending and become the new run's first overflows, counted lost by
+ * cause, so its counters and its first LOST record agree.
  */
-void kprof_counters_reset(struct kprof_cpu *c)
+void kprof_counters_reset(struct kprof_cpu *c, bool fresh)
 {
+	u64 carried = 0, events = 0;
 	int i;
 
 	for (i = 0; i < KPROF_NR_COUNTERS; i++)
 		local64_set(&c->count[i], 0);
-	for (i = 0; i < KPROF_NR_LOST; i++)
-		local64_set(&c->pending[i], 0);
+	if (fresh) {
+		for (i = 0; i < KPROF_NR_LOST; i++)
+			local64_set(&c->pending[i], 0);
+		return;
+	}
+	for (i = 0; i < KPROF_NR_LOST_OVERFLOWS; i++) {
+		u64 n = local64_read(&c->pending[i]);
+
+		local64_set(&c->count[KPROF_CNT_LOST_FULL + i], n);
+		carried += n;
+	}
+	for (i = KPROF_NR_LOST_OVERFLOWS; i < KPROF_NR_LOST; i++)
+		events += local64_read(&c->pending[i]);
+	local64_set(&c->count[KPROF_CNT_OVERFLOWS], carried);
+	local64_set(&c->count[KPROF_CNT_LOST_EVENTS], events);
 }
 
 /**

@@ -226,8 +226,10 @@ enum kprof_record_type {
 	 * that THROTTLE/UNTHROTTLE pairing stays recoverable.  Written
 	 * in-band right before the next record that fits, with that record's
 	 * time, and by STOP; losses still pending at START (the STOP flush
-	 * did not fit and nothing was read since) belonged to the session
-	 * START ends and are dropped with its records.
+	 * did not fit and nothing was read since) are the buffers' owner's:
+	 * a START by that same file carries them into the new run (its
+	 * first overflows, lost by cause), a START by another file drops
+	 * them with the emptied records.
 	 * struct {
 	 *	struct kprof_record_header header;
 	 *	__u64	time;
@@ -475,11 +477,15 @@ struct kprof_cpu_stats {
  * START: EBUSY while running, or while another file maps buffers.
  * Creates the event of every selected online CPU; if one fails (ENOENT
  * or EOPNOTSUPP for a hardware event without a PMU, ...) the others are
- * released, its errno is returned and nothing runs.  START empties the
- * buffers: counters, data_head and data_tail back to 0 (seq restarts at
- * 1), the data areas zeroed.  From START until that file is released its
- * session's buffers are its own: other files' mmap() and read() get
- * EBUSY, also after STOP; its release empties them again.  Selected CPUs
+ * released, its errno is returned and nothing runs.  Counters restart
+ * at 0 (seq at 1, after any carried losses).  A START by a file other
+ * than the one whose session the buffers hold empties them: data_head
+ * and data_tail back to 0, the data areas zeroed, so a new owner reads no
+ * byte of an earlier session.  A START by that same file continues them
+ * (data_head carries on), since its own reader may be draining them
+ * through its mapping meanwhile.  From START until that file is released
+ * its session's buffers are its own: other files' mmap() and read() get
+ * EBUSY, also after STOP; its release empties them.  Selected CPUs
  * that are offline get their event when they come online.
  *
  * STOP: returns 0, also when not running; EBUSY for a session another
