@@ -7,7 +7,7 @@
  * "Session ownership" in include/uapi/linux/kprof.h).
  *
  * kprof.ko is reloaded with group=GRANT_GID; B runs in a child dropped
- * to uid/gid NOBODY with GRANT_GID as its supplementary group.
+ * to uid/gid KP_NOBODY with GRANT_GID as its supplementary group.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,52 +21,36 @@
 #include "kselftest_harness.h"
 #include "kprof_test.h"
 
-#define NOBODY		65534
 #define GRANT_GID	4242
 #define BUF_PAGES	16
 
 typedef int (*child_fn)(int fd, char *msg, size_t len);
 
+/* What as_member()'s child runs once it has opened the device. */
+static child_fn member_fn;
+
+static int open_and_run(char *msg, size_t len)
+{
+	int fd = kp_open();
+
+	if (fd < 0) {
+		snprintf(msg, len, "open: %s", strerror(errno));
+		return 100;
+	}
+	return member_fn(fd, msg, len);
+}
+
 /*
- * Open the device in a child running as NOBODY in GRANT_GID and run @fn
- * on it; its exit code (-1 if it died) is returned, its message in @msg.
+ * Open the device in a child running as KP_NOBODY in GRANT_GID and run
+ * @fn on it; its exit code (-1 if it died) is returned, its message in
+ * @msg.
  */
 static int as_member(child_fn fn, char *msg, size_t len)
 {
 	gid_t grant = GRANT_GID;
-	int pfd[2], status;
-	ssize_t n;
-	pid_t pid;
 
-	msg[0] = '\0';
-	if (pipe(pfd))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		char buf[512] = "";
-		int rc = 100, fd;
-
-		close(pfd[0]);
-		if (setgroups(1, &grant) || setgid(NOBODY) || setuid(NOBODY))
-			snprintf(buf, sizeof(buf), "dropping to %d: %s", NOBODY,
-				 strerror(errno));
-		else if ((fd = kp_open()) < 0)
-			snprintf(buf, sizeof(buf), "open: %s", strerror(errno));
-		else
-			rc = fn(fd, buf, sizeof(buf));
-		if (write(pfd[1], buf, strlen(buf)) < 0)
-			rc = 101;
-		_exit(rc);
-	}
-	close(pfd[1]);
-	n = read(pfd[0], msg, len - 1);
-	msg[n > 0 ? n : 0] = '\0';
-	close(pfd[0]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	member_fn = fn;
+	return kp_as_nobody(&grant, 1, open_and_run, msg, len);
 }
 
 /* CPU 0 only, BUF_PAGES pages: A and B share the buffer set's size. */

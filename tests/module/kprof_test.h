@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -30,6 +31,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <linux/perf_event.h>
 #include <linux/kprof.h>
 
@@ -785,6 +787,54 @@ static inline int kp_insmod(void)
 static inline int kp_rmmod(void)
 {
 	return syscall(SYS_delete_module, KP_MODULE, O_NONBLOCK);
+}
+
+/* nobody's uid and gid on Debian, for the privilege tests' children. */
+#define KP_NOBODY	65534
+
+typedef int (*kp_child_fn)(char *msg, size_t len);
+
+/*
+ * Run @fn in a child as uid/gid KP_NOBODY with @ngroups supplementary groups; returns
+ * its exit code (-1 if it died), its message in @msg.
+ */
+static inline int kp_as_nobody(const gid_t *groups, int ngroups,
+			       kp_child_fn fn, char *msg, size_t len)
+{
+	int pfd[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	msg[0] = '\0';
+	if (pipe(pfd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		char buf[512] = "";
+		int rc;
+
+		close(pfd[0]);
+		if (setgroups(ngroups, groups) || setgid(KP_NOBODY) ||
+		    setuid(KP_NOBODY)) {
+			snprintf(buf, sizeof(buf), "dropping to %d: %s", KP_NOBODY,
+				 strerror(errno));
+			rc = 100;
+		} else {
+			rc = fn(buf, sizeof(buf));
+		}
+		if (write(pfd[1], buf, strlen(buf)) < 0)
+			rc = 101;
+		_exit(rc);
+	}
+	close(pfd[1]);
+	n = read(pfd[0], msg, len - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(pfd[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }
 
 #endif /* KPROF_TEST_H */

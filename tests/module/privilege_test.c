@@ -28,54 +28,8 @@
 #include "kselftest_harness.h"
 #include "kprof_test.h"
 
-#define NOBODY		65534
 #define GRANT_GID	4242
 #define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
-
-typedef int (*child_fn)(char *msg, size_t len);
-
-/*
- * Run @fn as uid/gid NOBODY with @ngroups supplementary groups; returns
- * its exit code (-1 if it died), its message in @msg.
- */
-static int as_nobody(const gid_t *groups, int ngroups, child_fn fn,
-		     char *msg, size_t len)
-{
-	int pfd[2], status;
-	ssize_t n;
-	pid_t pid;
-
-	msg[0] = '\0';
-	if (pipe(pfd))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		char buf[512] = "";
-		int rc;
-
-		close(pfd[0]);
-		if (setgroups(ngroups, groups) || setgid(NOBODY) ||
-		    setuid(NOBODY)) {
-			snprintf(buf, sizeof(buf), "dropping to %d: %s", NOBODY,
-				 strerror(errno));
-			rc = 100;
-		} else {
-			rc = fn(buf, sizeof(buf));
-		}
-		if (write(pfd[1], buf, strlen(buf)) < 0)
-			rc = 101;
-		_exit(rc);
-	}
-	close(pfd[1]);
-	n = read(pfd[0], msg, len - 1);
-	msg[n > 0 ? n : 0] = '\0';
-	close(pfd[0]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
 
 /* Exit code: open()'s errno, 0 when it succeeded. */
 static int try_open(char *msg, size_t len)
@@ -137,7 +91,7 @@ static int fake_paranoid_open(char *msg, size_t len)
 		snprintf(msg, len, "unshare(USER|NS): %s", strerror(errno));
 		return 201;
 	}
-	snprintf(map, sizeof(map), "0 %d 1", NOBODY);
+	snprintf(map, sizeof(map), "0 %d 1", KP_NOBODY);
 	if (write_file("/proc/self/setgroups", "deny") ||
 	    write_file("/proc/self/uid_map", map) ||
 	    write_file("/proc/self/gid_map", map)) {
@@ -214,11 +168,11 @@ TEST_F(ungranted, fake_paranoid_in_userns)
 	ASSERT_EQ(3, write(fd, "-1\n", 3));
 	ASSERT_EQ(0, fchmod(fd, 0644));
 	close(fd);
-	rc = as_nobody(NULL, 0, fake_paranoid_open, msg, sizeof(msg));
+	rc = kp_as_nobody(NULL, 0, fake_paranoid_open, msg, sizeof(msg));
 	unlink(fake_path);
 	if (rc >= 200)
 		SKIP(return, "cannot build the namespace: %s", msg);
-	EXPECT_EQ(EACCES, rc) TH_LOG("uid %d, fake paranoid -1: %s", NOBODY,
+	EXPECT_EQ(EACCES, rc) TH_LOG("uid %d, fake paranoid -1: %s", KP_NOBODY,
 				     rc ? msg : "opened");
 }
 
@@ -232,8 +186,8 @@ TEST_F(ungranted, real_paranoid_any_level)
 	KP_RETURN_IF_SKIPPED();
 	for (i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
 		ASSERT_EQ(0, write_file(PARANOID, levels[i]));
-		rc = as_nobody(NULL, 0, try_open, msg, sizeof(msg));
-		EXPECT_EQ(EACCES, rc) TH_LOG("uid %d, paranoid %s: %s", NOBODY,
+		rc = kp_as_nobody(NULL, 0, try_open, msg, sizeof(msg));
+		EXPECT_EQ(EACCES, rc) TH_LOG("uid %d, paranoid %s: %s", KP_NOBODY,
 					     levels[i], rc ? msg : "opened");
 	}
 	/* root (CAP_PERFMON) still may, at any level. */
@@ -288,14 +242,14 @@ TEST_F(granted, member_opens_others_do_not)
 	int rc;
 
 	KP_RETURN_IF_SKIPPED();
-	rc = as_nobody(&grant, 1, try_open, msg, sizeof(msg));
+	rc = kp_as_nobody(&grant, 1, try_open, msg, sizeof(msg));
 	EXPECT_EQ(0, rc) TH_LOG("member of %d: %s", GRANT_GID, msg);
-	rc = as_nobody(&other, 1, try_open, msg, sizeof(msg));
+	rc = kp_as_nobody(&other, 1, try_open, msg, sizeof(msg));
 	EXPECT_EQ(EACCES, rc) TH_LOG("member of %d only: %s", other,
 				     rc ? msg : "opened");
 	/* Past the file mode too: kprof itself checks the group. */
 	ASSERT_EQ(0, chmod(KP_DEV, 0666));
-	rc = as_nobody(&other, 1, try_open, msg, sizeof(msg));
+	rc = kp_as_nobody(&other, 1, try_open, msg, sizeof(msg));
 	EXPECT_EQ(EACCES, rc) TH_LOG("member of %d only, node 0666: %s",
 				     other, rc ? msg : "opened");
 }
@@ -355,7 +309,7 @@ TEST_F(granted, debug_knobs_need_admin)
 	char msg[512];
 
 	KP_RETURN_IF_SKIPPED();
-	EXPECT_EQ(0, as_nobody(&grant, 1, granted_knobs, msg, sizeof(msg)))
+	EXPECT_EQ(0, kp_as_nobody(&grant, 1, granted_knobs, msg, sizeof(msg)))
 		TH_LOG("%s", msg);
 }
 
@@ -393,7 +347,7 @@ TEST_F(granted, memory_limit)
 	char msg[512];
 
 	KP_RETURN_IF_SKIPPED();
-	EXPECT_EQ(0, as_nobody(&grant, 1, granted_memory, msg, sizeof(msg)))
+	EXPECT_EQ(0, kp_as_nobody(&grant, 1, granted_memory, msg, sizeof(msg)))
 		TH_LOG("%s", msg);
 }
 
