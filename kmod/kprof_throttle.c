@@ -299,11 +299,7 @@ bool kprof_throttle_admit(struct kprof_cpu *c, struct perf_event *event,
 						 now);
 	if (*v == KPROF_THROTTLE_SUPPRESSED)
 		return false;
-	/*
-	 * Throttled, yet here in a later tick (a stall ran the event's timer
-	 * before the stop's irq_work): the throttle ended now, and the
-	 * deferred stop and restart find nothing to do.
-	 */
+	/* A later tick beat the deferred stop (a stall): nothing to undo. */
 	if (was_throttled)
 		c->thr_stopped = false;
 	if (c->thr_open && !kheld)
@@ -346,7 +342,6 @@ void kprof_throttle_feed(struct kprof_cpu *c, u64 cost_ns, u64 now)
 	c->msg_avg = low.avg_ns;
 	c->msg_allowed = low.old_allowed_ns;
 	c->msg_rate = low.max_sample_rate;
-	/* No printk here: the message goes out after the handler. */
 	irq_work_queue(&c->thr_msg);
 }
 
