@@ -1,89 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kprof's sample throttle, shared by kprof.ko and kprofcat.
+ * kprof's sample throttle, shared by kprof.ko and kprofcat: a pure model
+ * of the two limits perf applies to sampling interrupts, the cost
+ * controller (perf_sample_event_took()) and the per-tick limit
+ * (__perf_event_account_interrupt(), restarted at the tick by
+ * perf_adjust_freq_unthr_context()).  docs/throttle.md describes both and
+ * what each kernel version does at a throttle; none of that changes the
+ * model for kprof's events (each its own group leader), so it takes no
+ * kernel version.
  *
- * This is a pure model of the two limits perf applies to sampling
- * interrupts in kernel/events/core.c (functions as named in the 6.1.192
- * tree in $KPROF_CACHE/linux-source-6.1):
- *
- * 1. The cost controller, perf_sample_event_took().  Each
- *    CPU keeps running_sample_length, a running sum decayed by 1/128 per
- *    sample (NR_ACCUMULATED_SAMPLES); average = sum / 128, so
- *    it starts biased low on purpose.  When the average exceeds
- *    perf_sample_allowed_ns the kernel adds a 25% margin, fits that many
- *    samples into pct% of one tick, and lowers the global limits:
- *    max_samples_per_tick, perf_event_max_sample_rate, the period and
- *    perf_sample_allowed_ns (which becomes the margined average).  It does
- *    nothing at all - not even updating the average - while
- *    perf_sample_allowed_ns is 0, i.e. while perf_cpu_time_max_percent is 0
- *    or 100 (perf_cpu_time_max_percent_handler()).
- *
- * 2. The per-tick interrupt limit, __perf_event_account_interrupt().
- *    Each event counts its interrupts in the current
- *    tick (hwc->interrupts, reset when perf_throttled_seq - bumped by
- *    perf_event_task_tick() - changes) and is stopped
- *    when the count reaches max_samples_per_tick.  perf_event_task_tick()
- *    -> perf_adjust_freq_unthr_context() restarts it at
- *    the next tick.  The interrupt that trips the limit is still
- *    delivered: __perf_event_overflow() calls the
- *    overflow handler (event->overflow_handler) even after
- *    __perf_event_account_interrupt() returned 1; the caller stops the PMU
- *    only afterwards.
- *
- * What the kernel does at a throttle, by version (core.c of Debian's
- * 6.1.192, 6.12.117 and 7.3.4; the arithmetic of both limits, the `>=`
- * per-tick test and the order "count, then call the handler" are the same
- * in all three):
- *  - 6.1: __perf_event_account_interrupt() sets hw.interrupts to
- *    MAX_INTERRUPTS and logs PERF_RECORD_THROTTLE; the handler runs; the
- *    caller stops the counter (cpu-clock: perf_swevent_hrtimer() returns
- *    HRTIMER_NORESTART).  At the next tick perf_adjust_freq_unthr_context()
- *    clears it, logs UNTHROTTLE and restarts every throttled event with
- *    pmu->start(), freq events included (whose frequency step then stops
- *    and starts them once more).
- *  - 6.12 (6.12.117 __perf_event_account_interrupt(),
- *    perf_adjust_freq_unthr_events()): the same at the
- *    throttle; at the tick, perf_adjust_freq_unthr_events() restarts only
- *    fixed-period events; freq events are restarted by the frequency step
- *    that follows (one start instead of two).
- *  - 7.x (since 6.16; 7.3.4 perf_event_throttle_group(),
- *    __perf_event_account_interrupt(), perf_adjust_freq_unthr_events()):
- *    perf_event_throttle_group() stops the PMU of the whole group -
- *    pmu->stop(), before the overflow handler runs - and THROTTLE and
- *    UNTHROTTLE are logged for the group leader only; the tick restarts the
- *    group with perf_event_unthrottle_group(), skipping the freq event's own
- *    start as 6.12 does.  cpu-clock's stop changed with it (6.16-6.18):
- *    cpu_clock_event_stop() marks PERF_HES_STOPPED and only tries to
- *    cancel the hrtimer (stopping from inside its own callback no longer
- *    deadlocks), and perf_swevent_hrtimer() then sees the flag and does
- *    not re-arm.
- * For kprof's case - one event per CPU, its own group leader - none of this
- * changes the model: the same interrupt trips the limit, it is still
- * delivered to the handler, and the event runs again at the kernel's next
- * tick; so the model takes no kernel version.  What kprof mirrors is the
- * kernel's decision and its timing (its own THROTTLE at the tripping
- * sample, the restart at the next tick).  The tick is the caller's
- * (kprof_throttle_interrupt_in()): kprof.ko counts PMU events in the
- * kernel's own ticks and clock events in ticks of local_clock(), whose
- * restart it times itself (kmod/kprof_throttle.c says how each way stops
- * and restarts the event).
- * A kernel throttle of kprof's own counter (kernel.perf_event_max_sample_rate
- * applies to it too) is seen as hw.interrupts == MAX_INTERRUPTS in the
- * handler on all three, and recorded as KERNEL_THROTTLED.
- *
- * The kernel keeps the limits global and the average per CPU; so does this
- * model: struct kprof_throttle_limits holds the knobs and derived values
- * (one per profiler), struct kprof_throttle_cpu the per-CPU state.  Time
- * and cost are passed in.  Nothing here locks, prints, allocates or looks
- * at a clock, so it runs in NMI context and in userspace alike.  Like the
- * kernel, a lowering on one CPU writes the shared limits without a lock
- * (READ_ONCE/WRITE_ONCE in the kernel, as core.c does).
- *
- * Not modelled: the kernel's "throttle" argument (software events do not
- * check the limit for the first of several overflows folded into one
- * call; kprof's handler always checks).  The kernel's int globals are
- * __s32 here, with the kernel's conversions, so the model agrees with it
- * even where the kernel's arithmetic wraps.
+ * Like the kernel, the limits are global (struct kprof_throttle_limits,
+ * written without a lock, READ_ONCE/WRITE_ONCE in the kernel) and the
+ * average per CPU (struct kprof_throttle_cpu).  Time, cost and the tick
+ * are passed in; nothing here locks, prints, allocates or reads a clock,
+ * so it runs in NMI context and in userspace alike.  The kernel's int
+ * globals are __s32 here, with the kernel's conversions, so the model
+ * agrees with it even where the kernel's arithmetic wraps.  Not modelled:
+ * the kernel's "throttle" argument (software events skip the check for
+ * all but the last of several overflows folded into one call).
  */
 #ifndef _KPROF_THROTTLE_H
 #define _KPROF_THROTTLE_H
@@ -338,9 +272,7 @@ static inline __u64 kprof_throttle_avg_ns(const struct kprof_throttle_cpu *c)
 }
 
 /*
- * The tick after a throttle restarts the event: perf_event_task_tick()
- * bumps perf_throttled_seq and perf_adjust_freq_unthr_context() finds
- * hwc->interrupts == MAX_INTERRUPTS, zeroes it and calls pmu->start().
+ * The tick after a throttle restarts the event (perf_event_task_tick()).
  * If @c is throttled and @now_ns lies in a later tick, clear the throttle,
  * store the start of the tick after the throttling one in @restart_ns and
  * return true.  kprof_throttle_interrupt() does the same implicitly;
@@ -366,8 +298,9 @@ static inline bool kprof_throttle_unthrottle(const struct kprof_throttle_limits 
  * this tick is bumped - a new tick starts again at 1, as when
  * perf_throttled_seq != hwc->interrupts_seq - and compared:
  *
- * ge (6.1.192 __perf_event_account_interrupt(), since f51972e6 "perf/core: Fix broken
- *    throttling when max_samples_per_tick=1", also in the stable trees):
+ * ge (__perf_event_account_interrupt() since f51972e6 "perf/core: Fix
+ *    broken throttling when max_samples_per_tick=1", also in the stable
+ *    trees):
  *    every interrupt is checked, count >= max stops.  At most max
  *    interrupts per tick are delivered; the max-th is the one that stops.
  *
@@ -381,8 +314,9 @@ static inline bool kprof_throttle_unthrottle(const struct kprof_throttle_limits 
  * shadow: the ge condition is evaluated but never stops; the first
  *    interrupt of each tick that meets it gets KPROF_THROTTLE_WOULD_STOP.
  *
- * KPROF_THROTTLE_STOP means the sample is still taken (see the top of this
- * file) and the event must be stopped until kprof_throttle_unthrottle().
+ * KPROF_THROTTLE_STOP means the sample is still taken (__perf_event_overflow()
+ * calls the overflow handler for the interrupt that throttles) and the
+ * event must be stopped until kprof_throttle_unthrottle().
  * c->tick and c->interrupts describe this interrupt afterwards.
  *
  * The tick is the caller's: @tick, starting at @tick_start_ns.  For an
@@ -441,6 +375,35 @@ kprof_throttle_interrupt_in(const struct kprof_throttle_limits *l,
 		break;
 	}
 	return KPROF_THROTTLE_SAMPLE;
+}
+
+/*
+ * Must the next interrupt of CPU @c's current tick be the last one that
+ * reaches the handler?  True when kprof_throttle_interrupt_in() would
+ * answer KPROF_THROTTLE_STOP or KPROF_THROTTLE_SUPPRESSED for it, false
+ * when KPROF_THROTTLE_SAMPLE or KPROF_THROTTLE_WOULD_STOP; an interrupt in
+ * a later tick starts a new count and is not predicted.  kprof.ko uses it
+ * to have the kernel's own per-tick limit stop a fixed-period PMU event at
+ * the interrupt where kprof's limit trips (kmod/kprof_throttle.c).
+ */
+static inline bool
+kprof_throttle_stops_next(const struct kprof_throttle_limits *l,
+			  const struct kprof_throttle_cpu *c)
+{
+	__u64 max = (__u64)(__s64)KPROF_THROTTLE_READ(l->max_samples_per_tick);
+
+	if (c->tick == KPROF_THROTTLE_NO_TICK)
+		return false;
+	if (c->throttled)
+		return true;
+	switch (l->semantics) {
+	case KPROF_THROTTLE_GT:
+		return c->interrupts + 1 > max;
+	case KPROF_THROTTLE_SHADOW:
+		return false;
+	default:	/* KPROF_THROTTLE_GE */
+		return c->interrupts + 1 >= max;
+	}
 }
 
 /* The same, in ticks of @now_ns: local_clock() / TICK_NSEC. */

@@ -137,6 +137,8 @@ struct kprof_cpu {
 	struct kprof_throttle_cpu thr;
 	bool			thr_stopped;	/* kprof stopped the event */
 	bool			kthrottled;	/* the kernel's limit holds it */
+	bool			thr_armed;	/* kprof_throttle_end() armed it */
+	u64			thr_armed_seq;	/* in this hw.interrupts_seq */
 	bool			thr_open;	/* THROTTLE written, no UNTHROTTLE */
 	struct irq_work		thr_stop;
 	struct hrtimer		thr_timer;
@@ -220,6 +222,7 @@ bool kprof_throttle_admit(struct kprof_cpu *c, struct perf_event *event,
 void kprof_throttle_feed(struct kprof_cpu *c, u64 cost_ns, u64 now);
 void kprof_throttle_after(struct kprof_cpu *c, struct perf_event *event,
 			  enum kprof_throttle_verdict v, bool ktripped, u64 now);
+void kprof_throttle_end(struct kprof_cpu *c, struct perf_event *event);
 int kprof_throttle_check_event(struct perf_event *event, u32 type);
 void kprof_throttle_init_cpus(void);
 void kprof_throttle_reset(struct kprof_cpu *c);

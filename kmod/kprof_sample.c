@@ -302,6 +302,7 @@ throttle:
 	/* Every overflow of the event that cost time, lost ones too. */
 	if (kprof_sample_feeds(v))
 		kprof_throttle_feed(c, cost, t_end);
+	kprof_throttle_end(c, event);
 	kprof_buffer_end(c->buf);
 out:
 	local_inc(&c->publish_gen);

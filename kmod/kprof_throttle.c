@@ -2,14 +2,11 @@
 /*
  * kprof_throttle.c - the kernel side of kprof's throttle.
  *
- * common/kprof_throttle.h decides (a pure model of perf's two limits);
- * this file does what the decisions require on this kernel: detect the
- * kernel's own per-tick throttle of our event, write the THROTTLE,
- * UNTHROTTLE, WOULD_THROTTLE and RATE_LOWERED records, and stop the event
- * the way kprof_throttle_way() says (for clock events from irq_work, with
- * the restart from an hrtimer at the next tick).  The overflow handler
- * (kprof_sample.c) calls in from hardirq or NMI context: same rules as
- * there, no locks, no allocation, no printk.
+ * common/kprof_throttle.h decides; this file detects the kernel's own
+ * throttle of kprof's event, writes the throttle's records and stops the
+ * event as kprof_throttle_way() says.  docs/throttle.md has the design and
+ * what each kernel version does.  Called from the overflow handler
+ * (hardirq or NMI): no locks, no allocation, no printk.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,11 +21,16 @@
 
 /* kernel/events/core.c: hw.interrupts of an event the kernel throttled */
 #define KPROF_MAX_INTERRUPTS	(~0ULL)
+/*
+ * hw.interrupts that makes __perf_event_account_interrupt()'s next
+ * increment in the same tick reach MAX_INTERRUPTS, at or above any
+ * max_samples_per_tick, so the kernel throttles that overflow itself.
+ */
+#define KPROF_ARM_INTERRUPTS	(KPROF_MAX_INTERRUPTS - 1)
 
 /*
- * Write a record of the throttle's; one that does not fit is counted
- * (lost_events) and reported by type in the next LOST record, so a
- * reader can still pair THROTTLE with UNTHROTTLE.
+ * One that does not fit is counted and reported by type in the next LOST
+ * record, so a reader can still pair THROTTLE with UNTHROTTLE.
  */
 static void kprof_throttle_emit(struct kprof_cpu *c, const void *rec, u32 size,
 				u64 time, enum kprof_lost_cause kind)
@@ -71,8 +73,7 @@ static void kprof_throttle_close(struct kprof_cpu *c, u64 now, u64 tick)
 /*
  * A throttled tick begins at this overflow, @misc saying which limit(s)
  * tripped: one THROTTLE, each counter once.  A limit tripping while the
- * other already holds the tick (possible only when PMU overflows keep
- * arriving, see kprof_throttle_way()) starts no new throttled tick.
+ * other already holds the tick starts no new throttled tick.
  */
 static void kprof_throttle_open(struct kprof_cpu *c, u16 misc, u64 now)
 {
@@ -90,101 +91,42 @@ static void kprof_throttle_open(struct kprof_cpu *c, u16 misc, u64 now)
 }
 
 /*
- * Did the kernel's own per-tick limit stop our event?
- * __perf_event_overflow() calls __perf_event_account_interrupt() first,
- * which sets hw.interrupts to MAX_INTERRUPTS when the limit is reached
- * (on 6.1 and 6.12 alike; later kernels do it in
- * perf_event_throttle_group()), and only then this handler; the hrtimer
- * is not re-armed.  perf_event_task_tick() - perf_adjust_freq_unthr_context()
- * zeroes it and restarts the event at the kernel's next tick, without
- * telling kprof: the first overflow that finds it cleared learns that
- * the kernel let go.  Sets *@tripped when this overflow is the one that
- * tripped the limit; returns whether the kernel held the event already
- * before this overflow and still does.
+ * Does the kernel's limit hold the event (hw.interrupts == MAX_INTERRUPTS,
+ * set by __perf_event_account_interrupt() before this handler, cleared by
+ * the tick's restart)?  *@tripped: this overflow tripped the kernel's own
+ * limit, not one kprof_throttle_end() armed.  Returns whether the kernel
+ * held the event before this overflow and still does.
  */
 static bool kprof_kernel_throttle_check(struct kprof_cpu *c,
 					struct perf_event *event,
 					bool *tripped)
 {
 	bool held = c->kthrottled;
+	bool armed = c->thr_armed &&
+		     READ_ONCE(event->hw.interrupts_seq) == c->thr_armed_seq;
 
+	c->thr_armed = false;
 	c->kthrottled = READ_ONCE(event->hw.interrupts) == KPROF_MAX_INTERRUPTS;
-	*tripped = c->kthrottled && !held;
+	*tripped = c->kthrottled && !held && !armed;
 	return c->kthrottled && held;
 }
 
 /*
- * How kprof's own limit stops the event, without ever starting or
- * stopping a counter behind the perf core (x86_pmu_start() WARNs on a
- * counter that is not PERF_HES_STOPPED, and a restart outside
- * perf_pmu_disable()/enable() leaves PEBS off):
- *
- * Clock events (cpu-clock, task-clock: software hrtimers, in hardirq):
- *	the handler runs inside the event's own hrtimer callback, which
- *	cannot cancel itself, so the stop is deferred to irq_work and the
- *	restart to kprof's hrtimer at the next tick of local_clock().  The
- *	kernel's tick never restarts them (their hw.interrupts stays below
- *	MAX_INTERRUPTS), so nothing races that restart.  When the kernel's
- *	own limit stopped the event too, the restart is the kernel's: if
- *	its tick comes first, kprof's start of the running hrtimer event
- *	is a re-arm; if kprof's timer comes first, it finds hw.interrupts
- *	still MAX_INTERRUPTS and leaves the event to the kernel's tick.
- *
- * PMU events in frequency mode: throttled inside the overflow exactly as
- *	the kernel throttles them, so that the kernel's tick unthrottles.
- *	6.1 and 6.12: __perf_event_account_interrupt() sets hw.interrupts
- *	to MAX_INTERRUPTS and the PMI handler calls pmu->stop(event, 0)
- *	after the overflow returns 1 (x86_pmu_handle_irq());
- *	perf_event_task_tick() -> perf_adjust_freq_unthr_context() then
- *	visits every event of a context with ctx->nr_freq (6.1) or
- *	pmu_ctx->nr_freq (6.12) > 0 at each tick, zeroes hw.interrupts ==
- *	MAX_INTERRUPTS and restarts it under perf_pmu_disable() (6.1:
- *	pmu->start(event, 0), then the freq path's stop(UPDATE) and
- *	start(RELOAD); 6.12: the freq path only).  7.x does the same from
- *	perf_event_throttle() inside the overflow: hw.interrupts =
- *	MAX_INTERRUPTS, then pmu->stop(event, 0), and
- *	perf_event_unthrottle_group() at the tick.  kprof does those two
- *	steps from its handler, inside the PMI, on an event the perf core
- *	still sees ACTIVE: the state the kernel's own throttle leaves, so
- *	one restart by the kernel's tick, none by kprof.  When the kernel's
- *	limit tripped at the same overflow, hw.interrupts is MAX_INTERRUPTS
- *	already and the kernel stops the event (7.x before the handler,
- *	6.x right after it): kprof does nothing more, so nothing is
- *	stopped or started twice.  A freq event counts in nr_freq, so the
- *	tick always comes by; kprof also keeps a nohz_full CPU's tick, as
- *	__perf_event_account_interrupt() does.
- *
- * PMU events with a fixed period: the tick visits them only when the
- *	kernel throttled something on this CPU (perf_throttled_count, which
- *	a module cannot bump), so a stop kprof made could last forever.
- *	The counter keeps running and kprof drops its overflows until the
- *	kernel's next tick (lost_throttled), as the model says the stopped
- *	counter would not have delivered them.
- *
- * Ticks: for PMU events kprof counts in the kernel's own ticks, the
- * per-CPU perf_throttled_seq that __perf_event_account_interrupt() copies
- * to hw.interrupts_seq before every overflow reaches kprof's handler (6.1,
- * 6.12, 7.x alike), so its limit trips and lets go in the tick the
- * kernel's would, in phase with the tick's restart of the counter: a
- * stalled vCPU's late tick is late for both.  For clock events, which
- * kprof restarts from its hrtimer at a time it must compute, the tick is
- * local_clock() / TICK_NSEC; a counter the kernel restarts earlier
- * delivers overflows kprof still drops, one it restarts later simply
- * delivers none.  Either way kprof never disagrees with the perf core
- * about the counter.
+ * How kprof's own limit stops the event, never starting or stopping a
+ * counter behind the perf core (docs/throttle.md, "How kprof stops an
+ * event", says why each way is sound on 6.1, 6.12 and 7.x).
  */
 enum kprof_throttle_way {
-	KPROF_THR_DEFERRED,		/* clock events: irq_work, hrtimer */
-	KPROF_THR_IN_OVERFLOW,		/* PMU, frequency mode */
-	KPROF_THR_DROP,			/* PMU, fixed period */
+	KPROF_THR_DEFERRED,	/* clock events: irq_work stops, hrtimer restarts */
+	KPROF_THR_IN_OVERFLOW,	/* PMU, frequency mode: as the kernel, the tick restarts */
+	KPROF_THR_CORE,		/* PMU, fixed period: the kernel's limit stops, the tick restarts */
 };
 
 /*
- * Clock events by their PMU's context, not is_software_event():
- * PERF_EV_CAP_SOFTWARE is set by perf_event_open() only, never for a
- * perf_event_create_kernel_counter() event.  An in-overflow stop of a
- * clock event would cancel the hrtimer from its own callback
- * (perf_swevent_cancel_hrtimer(): hrtimer_cancel() waits for itself).
+ * Clock events by their PMU's context: is_software_event() needs
+ * PERF_EV_CAP_SOFTWARE, which perf_event_create_kernel_counter() never
+ * sets.  Their stop cannot run inside their own hrtimer callback
+ * (perf_swevent_cancel_hrtimer() would wait for itself).
  */
 static enum kprof_throttle_way kprof_throttle_way(struct perf_event *event)
 {
@@ -192,29 +134,17 @@ static enum kprof_throttle_way kprof_throttle_way(struct perf_event *event)
 		return KPROF_THR_DEFERRED;
 	if (event->attr.freq && event->attr.sample_freq)
 		return KPROF_THR_IN_OVERFLOW;
-	return KPROF_THR_DROP;
+	return KPROF_THR_CORE;
 }
 
 /**
  * kprof_throttle_check_event() - refuse an event kprof cannot throttle soundly
  * @event: a new event of kprof's, created disabled, not yet enabled
- * @type: the type kprof asked for; not event->attr.type, which
- *	perf_swevent_init() rewrites to the cpu_clock or task_clock PMU's
- *	dynamic type on kernels that give them their own PMUs (6.12)
+ * @type: the type kprof asked for (perf_swevent_init() may rewrite
+ *	event->attr.type to the clock PMU's dynamic type)
  *
- * kprof_throttle_way() is sound for cpu-clock and task-clock (their own
- * software PMU), and for PMU drivers that leave a counter the overflow
- * handler stopped alone once perf_event_overflow() returned 0, as x86's
- * core PMU (x86_pmu_handle_irq()) and the arm_pmu do.  Refused:
- *  - other PMUs of the software context (kprobe, uprobe: a dynamic type,
- *    so kprof_config_validate() lets their event_init decide): they
- *    overflow in the context of whatever hit the probe, and their
- *    pmu->stop()/start() from kprof's irq_work and hrtimer would fight
- *    the probe's own;
- *  - AMD IBS (ibs_op, ibs_fetch) in frequency mode: perf_ibs_handle_irq()
- *    re-enables the hardware after an overflow that returned 0, undoing
- *    kprof's in-overflow stop while the perf core thinks it stopped.  A
- *    fixed period (-c) is fine: kprof then never stops the counter.
+ * Refused: software-context PMUs but the clocks (kprobe, uprobe) and AMD
+ * IBS in frequency mode (docs/throttle.md, "Refused events").
  *
  * Context: process context (START, or the cpuhp callback creating the event).
  * Return: 0, or -EOPNOTSUPP after logging which event and why.
@@ -249,12 +179,13 @@ static void kprof_throttle_stop(struct kprof_cpu *c, struct perf_event *event,
 		/* The kernel's limit tripped too: it stops the event. */
 		if (ktripped || READ_ONCE(event->state) != PERF_EVENT_STATE_ACTIVE)
 			break;
-		/* perf_event_throttle() (7.x), in this order */
+		/* What the kernel's throttle does, in its order. */
 		event->hw.interrupts = KPROF_MAX_INTERRUPTS;
 		event->pmu->stop(event, 0);
 		tick_dep_set_cpu(smp_processor_id(), TICK_DEP_BIT_PERF_EVENTS);
 		break;
-	case KPROF_THR_DROP:
+	case KPROF_THR_CORE:
+		/* Stopped by the kernel at this overflow or, armed, the next. */
 		break;
 	}
 }
@@ -266,9 +197,9 @@ static ktime_t kprof_throttle_expiry(ktime_t base, u64 restart, u64 now)
 }
 
 /*
- * irq_work, this CPU, irqs off, after the overflow handler has returned
- * (so cancelling the cpu-clock hrtimer does not wait for its own
- * callback): stop the event and arm the restart for the next tick.
+ * irq_work, this CPU, irqs off, after the overflow handler returned, so
+ * cancelling the clock's hrtimer does not wait for its own callback:
+ * stop the event and arm the restart for the next tick.
  */
 static void kprof_throttle_stop_work(struct irq_work *work)
 {
@@ -283,10 +214,7 @@ static void kprof_throttle_stop_work(struct irq_work *work)
 		event->pmu->stop(event, 0);
 		c->thr_stopped = true;
 	}
-	/*
-	 * An absolute expiry: the start of the next tick of local_clock(),
-	 * carried over to CLOCK_MONOTONIC by the distance from now.
-	 */
+	/* The next tick of local_clock(), carried over to CLOCK_MONOTONIC. */
 	now = local_clock();
 	hrtimer_start(&c->thr_timer,
 		      kprof_throttle_expiry(ktime_get(),
@@ -308,10 +236,9 @@ static enum hrtimer_restart kprof_throttle_timer_fn(struct hrtimer *t)
 	if (!kprof_throttle_unthrottle(&kprof.limits, &c->thr, now,
 				       &restart)) {
 		/*
-		 * Still the throttled tick by local_clock(): the hrtimer
-		 * clock ran ahead, or the CPU throttled again in a later
-		 * tick.  Expire again at the end of that tick (at least
-		 * 1 us on, so a clock skew cannot make it spin).
+		 * Still the throttled tick by local_clock() (the hrtimer's
+		 * clock ran ahead, or a later tick throttled): expire at its
+		 * end, at least 1 us on so that a skew cannot spin.
 		 */
 		restart = c->thr.tick_start_ns + kprof.limits.tick_nsec;
 		hrtimer_set_expires(t, kprof_throttle_expiry(hrtimer_cb_get_time(t),
@@ -320,13 +247,9 @@ static enum hrtimer_restart kprof_throttle_timer_fn(struct hrtimer *t)
 		return HRTIMER_RESTART;
 	}
 	/*
-	 * Restart only what kprof stopped and the kernel does not hold: with
-	 * both limits tripped at one overflow, hw.interrupts is
-	 * MAX_INTERRUPTS until the kernel's tick unthrottles (its restart,
-	 * perf_adjust_freq_unthr_context()).  A start by kprof before that
-	 * would run the event the kernel throttled, and its next overflow
-	 * would take hw.interrupts from MAX_INTERRUPTS to 0 (6.1's ++ in the
-	 * same seq), lifting the kernel's throttle early.
+	 * Restart only what kprof stopped and the kernel does not hold
+	 * (hw.interrupts == MAX_INTERRUPTS until its tick restarts the
+	 * event): a start before that would lift the kernel's throttle.
 	 */
 	if (c->thr_stopped && READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE &&
 	    READ_ONCE(event->hw.interrupts) != KPROF_MAX_INTERRUPTS)
@@ -365,8 +288,8 @@ bool kprof_throttle_admit(struct kprof_cpu *c, struct perf_event *event,
 	kheld = kprof_kernel_throttle_check(c, event, ktripped);
 	was_throttled = c->thr.throttled;
 	/*
-	 * Which tick: see kprof_throttle_interrupt_in().  The kernel's tick
-	 * restarts PMU events and kprof restarts clock events itself.
+	 * PMU events count in the kernel's ticks, whose tick restarts them;
+	 * clock events in local_clock()'s, as kprof restarts them itself.
 	 */
 	if (kprof_throttle_way(event) == KPROF_THR_DEFERRED)
 		*v = kprof_throttle_interrupt(&kprof.limits, &c->thr, now);
@@ -376,13 +299,7 @@ bool kprof_throttle_admit(struct kprof_cpu *c, struct perf_event *event,
 						 now);
 	if (*v == KPROF_THROTTLE_SUPPRESSED)
 		return false;
-	/*
-	 * Throttled, yet here in a later tick: the stop had not taken effect
-	 * (the hrtimer interrupt ran the event's timer again after a stall,
-	 * before the irq_work) or something restarted the event.  kprof's
-	 * throttle ended now; the deferred stop and restart find nothing to
-	 * do.
-	 */
+	/* A later tick beat the deferred stop (a stall): nothing to undo. */
 	if (was_throttled)
 		c->thr_stopped = false;
 	if (c->thr_open && !kheld)
@@ -421,15 +338,10 @@ void kprof_throttle_feed(struct kprof_cpu *c, u64 cost_ns, u64 now)
 	};
 	local64_inc(&c->count[KPROF_CNT_LOWERINGS]);
 	kprof_throttle_emit(c, &r, sizeof(r), now, KPROF_LOST_LOWERED_REC);
-	/*
-	 * The control pages get the new limits lazily, each with its own
-	 * CPU's counters (kprof_counters_publish()), this CPU's from the
-	 * irq_work below: no stores to other CPUs' pages from NMI.
-	 */
+	/* The control pages get the new limits lazily, this one's below. */
 	c->msg_avg = low.avg_ns;
 	c->msg_allowed = low.old_allowed_ns;
 	c->msg_rate = low.max_sample_rate;
-	/* No printk here: the message goes out after the handler. */
 	irq_work_queue(&c->thr_msg);
 }
 
@@ -464,6 +376,31 @@ void kprof_throttle_after(struct kprof_cpu *c, struct perf_event *event,
 				      c->thr.tick, c->thr.interrupts,
 				      KPROF_LOST_WOULD_REC);
 	}
+}
+
+/**
+ * kprof_throttle_end() - have the kernel stop a fixed-period PMU event
+ * @c: this CPU's state
+ * @event: the overflowing event
+ *
+ * When kprof's limit stops the event at its next overflow in this tick
+ * (kprof_throttle_stops_next()), set hw.interrupts so that
+ * __perf_event_account_interrupt() throttles that overflow: the kernel
+ * stops the counter through the PMU driver and restarts it at its tick.
+ * A new tick resets hw.interrupts, so an arming never outlives its tick.
+ * After the cost controller's feed, so that a lowering here counts.
+ *
+ * Context: this CPU's overflow handler, at its end.
+ */
+void kprof_throttle_end(struct kprof_cpu *c, struct perf_event *event)
+{
+	if (kprof_throttle_way(event) != KPROF_THR_CORE ||
+	    !kprof_throttle_stops_next(&kprof.limits, &c->thr) ||
+	    READ_ONCE(event->hw.interrupts) == KPROF_MAX_INTERRUPTS)
+		return;
+	WRITE_ONCE(event->hw.interrupts, KPROF_ARM_INTERRUPTS);
+	c->thr_armed = true;
+	c->thr_armed_seq = READ_ONCE(event->hw.interrupts_seq);
 }
 
 static void kprof_throttle_msg_work(struct irq_work *work)
@@ -506,6 +443,7 @@ void kprof_throttle_reset(struct kprof_cpu *c)
 	kprof_throttle_cpu_init(&c->thr);
 	c->thr_stopped = false;
 	c->kthrottled = false;
+	c->thr_armed = false;
 	c->thr_open = false;
 	if (c->buf)
 		WRITE_ONCE(c->buf->page->avg_ns, 0);

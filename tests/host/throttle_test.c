@@ -356,10 +356,13 @@ static void pair_interrupt(struct __test_metadata *_metadata, struct pair *p,
 	int v;
 	u64 restart = 0, count;
 	int k_unthrottles = k.unthrottle_logs;
-	bool h_unthrottle, lowered;
+	bool h_unthrottle, lowered, stops_next, same_tick;
 	int ret;
 
 	p->step++;
+	/* What the header predicts for an interrupt in the same tick. */
+	stops_next = kprof_throttle_stops_next(&p->l, &p->c);
+	same_tick = p->c.tick == ts / TICK_NSEC;
 	kernel_advance(ts);
 
 	/* The kernel unthrottles at the tick, the header when asked. */
@@ -374,6 +377,11 @@ static void pair_interrupt(struct __test_metadata *_metadata, struct pair *p,
 	}
 
 	v = kprof_throttle_interrupt(&p->l, &p->c, ts);
+	if (same_tick)
+		ASSERT_EQ(stops_next, v == KPROF_THROTTLE_STOP ||
+				      v == KPROF_THROTTLE_SUPPRESSED)
+			TH_LOG("step %lu t=%llu: kprof_throttle_stops_next() said %d",
+			       p->step, (unsigned long long)ts, stops_next);
 	if (hwc.interrupts == MAX_INTERRUPTS) {
 		/* pmu->stop()ped: the interrupt does not happen */
 		ASSERT_EQ(KPROF_THROTTLE_SUPPRESSED, v)
@@ -919,6 +927,96 @@ TEST(caller_ticks)
 	ASSERT_EQ(0U, c.throttled);
 	ASSERT_EQ(1U, c.interrupts);
 	ASSERT_EQ(9001000U, c.tick_start_ns);
+}
+
+/*
+ * kprof.ko's stop of a fixed-period PMU event (kprof_throttle_end()):
+ * when the model says the next interrupt of the tick stops, the handler
+ * sets hw.interrupts to MAX_INTERRUPTS - 1, and the kernel's own
+ * __perf_event_account_interrupt() (6.1.192's, above) throttles that
+ * interrupt.  The kernel's limit stays at its default (400 per tick at HZ
+ * 250), kprof's is @rate.  Returns the most interrupts the handler saw in
+ * one tick; *@most_samples the most it sampled; *@dropped those it saw
+ * while its limit held.
+ */
+static u64 armed_run(struct __test_metadata *_metadata, unsigned int semantics,
+		     u64 rate, u64 *most_samples, u64 *dropped)
+{
+	struct kprof_throttle_limits l;
+	struct kprof_throttle_cpu c;
+	u64 ts, tick = ~0ULL, seen = 0, sampled = 0, most = 0;
+
+	kernel_boot(250);
+	ASSERT_EQ(0, kprof_throttle_limits_init(&l, 250, semantics));
+	ASSERT_EQ(0, kprof_throttle_set_max_sample_rate(&l, rate));
+	kprof_throttle_cpu_init(&c);
+	*most_samples = *dropped = 0;
+	/* 10 kHz for 50 ticks, off the tick's phase */
+	for (ts = 1234; ts < 50 * (u64)TICK_NSEC; ts += 100000) {
+		int ret, v;
+
+		kernel_advance(ts);
+		if (hwc.interrupts == MAX_INTERRUPTS)
+			continue;	/* stopped: no interrupt */
+		ret = __perf_event_account_interrupt_ge(1);
+		if (perf_throttled_seq != tick) {
+			tick = perf_throttled_seq;
+			seen = sampled = 0;
+		}
+		seen++;
+		v = kprof_throttle_interrupt_in(&l, &c, perf_throttled_seq, ts);
+		if (v == KPROF_THROTTLE_SUPPRESSED) {
+			/* kprof's fallback: the kernel stops this one */
+			EXPECT_EQ(1, ret) TH_LOG("t=%llu", (unsigned long long)ts);
+			(*dropped)++;
+		} else {
+			/*
+			 * The kernel stops only where kprof's limit trips,
+			 * and misses it only at a tick's first interrupt.
+			 */
+			if (ret)
+				EXPECT_EQ(KPROF_THROTTLE_STOP, v)
+					TH_LOG("t=%llu", (unsigned long long)ts);
+			if (v == KPROF_THROTTLE_STOP && !ret)
+				EXPECT_EQ(1ULL, seen)
+					TH_LOG("t=%llu", (unsigned long long)ts);
+			sampled++;
+		}
+		if (seen > most)
+			most = seen;
+		if (sampled > *most_samples)
+			*most_samples = sampled;
+		/* kprof_throttle_end() */
+		if (kprof_throttle_stops_next(&l, &c) &&
+		    hwc.interrupts != MAX_INTERRUPTS)
+			hwc.interrupts = MAX_INTERRUPTS - 1;
+	}
+	return most;
+}
+
+TEST(armed_kernel_throttle)
+{
+	u64 samples, dropped;
+
+	/* ge, 4 per tick: the 4th interrupt is the last, nothing dropped */
+	EXPECT_EQ(4ULL, armed_run(_metadata, KPROF_THROTTLE_GE, 1000, &samples,
+				  &dropped));
+	EXPECT_EQ(4ULL, samples);
+	EXPECT_EQ(0ULL, dropped);
+	/* gt: one more per tick, as before f51972e6 */
+	EXPECT_EQ(5ULL, armed_run(_metadata, KPROF_THROTTLE_GT, 1000, &samples,
+				  &dropped));
+	EXPECT_EQ(5ULL, samples);
+	EXPECT_EQ(0ULL, dropped);
+	/*
+	 * ge, 1 per tick: the first interrupt of a tick trips kprof's limit,
+	 * and no arming can reach it; the kernel stops the second, which
+	 * kprof drops: the limit plus one reach the handler.
+	 */
+	EXPECT_EQ(2ULL, armed_run(_metadata, KPROF_THROTTLE_GE, 250, &samples,
+				  &dropped));
+	EXPECT_EQ(1ULL, samples);
+	EXPECT_LT(0ULL, dropped);
 }
 
 TEST_HARNESS_MAIN

@@ -1106,9 +1106,9 @@ TEST_F_TIMEOUT(throttle, cost_lowering, 90)
 
 /*
  * The same on the PMU stand-in (tests/vm/run --testpmu) in period mode:
- * NMI overflows feed by default, and kprof drops the overflows of a
- * throttled tick instead of stopping the counter (kprof_throttle_way()),
- * which the replay sees as the overflows that did not happen.
+ * NMI overflows feed by default, and the kernel's limit, armed by kprof,
+ * stops the counter (kprof_throttle_end()); an overflow kprof still
+ * drops is one the replay sees as not happening.
  */
 TEST_F_TIMEOUT(throttle, cost_lowering_testpmu, 90)
 {
@@ -1545,6 +1545,98 @@ TEST_F_TIMEOUT(pmu, freq_throttles, 120)
 	} else {
 		EXPECT_EQ(0ULL, kernel) TH_LOG("the kernel's limit tripped");
 	}
+}
+
+/*
+ * The overflows of CPU @t that reached the handler in each tick with a
+ * SAMPLE (the kernel's ticks): from the seq of its first SAMPLE to the
+ * seq of the next tick's first, which numbers every overflow, lost ones
+ * included.  Returns the most in one tick, the last tick excluded.
+ */
+static __u64 tt_max_overflows_per_tick(const struct tt_cpu *t)
+{
+	__u64 tick = 0, first = 0, most = 0;
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		const struct tt_rec *r = &t->r[i];
+
+		if (r->type != KPROF_RECORD_SAMPLE || (any && r->tick == tick))
+			continue;
+		if (any && r->seq - first > most)
+			most = r->seq - first;
+		any = true;
+		tick = r->tick;
+		first = r->seq;
+	}
+	return most;
+}
+
+/*
+ * A fixed period (-c 100000: 40 overflows per tick) on the stand-in,
+ * under kprof's limit of 8 per tick: the kernel's own per-tick limit
+ * stops the counter at the overflow where kprof's trips
+ * (kprof_throttle_end()), so at most the limit plus one overflows reach
+ * the handler in a tick and at most one per throttled tick is dropped
+ * (lost_throttled); a counter left running would deliver the other 32.
+ * Also: no tick with more than 8 samples, the counters equal the records,
+ * and, without lowerings, throttle-sim replays kprof's THROTTLE records
+ * exactly.  With both_limits the kernel's limit trips at the same
+ * overflow; the two are not told apart and count as kprof's.
+ */
+TEST_F_TIMEOUT(pmu, fixed_period_stops, 90)
+{
+	const __u64 limit = TT_PMU_RATE / TT_HZ;
+	struct kprof_config cfg;
+	unsigned int cpu, checked = 0;
+	double end;
+
+	KP_RETURN_IF_SKIPPED();
+	kp_cfg_init(&cfg, TT_PERIOD_NS);
+	cfg.flags = 0;
+	cfg.type = (__u32)self->type;
+	cfg.config = 0;
+	cfg.buffer_pages = 256;
+	cfg.watermark = 4096;
+	ASSERT_EQ(0, kp_set_config(self->fd, &cfg))
+		TH_LOG("SET_CONFIG: %s", strerror(errno));
+	ASSERT_EQ(0, kp_map(&self->b, self->fd)) TH_LOG("%s", self->b.err);
+	ASSERT_EQ(0, kp_start(self->fd)) TH_LOG("START: %s", strerror(errno));
+	end = kp_now() + 1.0;
+	while (kp_now() < end || !tt_each_unthrottled(&self->b, -1)) {
+		kp_sleep_ms(50);
+		ASSERT_EQ(0, tt_drain(&self->b)) TH_LOG("%s", self->b.err);
+		ASSERT_GT(end + KP_PROGRESS_MS / 1000.0, kp_now())
+			TH_LOG("no UNTHROTTLE on some CPU");
+	}
+	ASSERT_EQ(0, kp_stop(self->fd));
+	ASSERT_EQ(0, tt_drain(&self->b)) TH_LOG("%s", self->b.err);
+	ASSERT_EQ(0, kp_check_conserved_all(&self->b, 1)) TH_LOG("%s", self->b.err);
+
+	for (cpu = 0; cpu < self->b.nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++) {
+		struct kp_cpu *c = &self->b.cpus[cpu];
+		struct kprof_counters k;
+		__u64 nr, most, most_ovf;
+
+		if (!c->base || !kp_cpu_online(cpu))
+			continue;
+		checked++;
+		tt_check_counters(_metadata, c);
+		kp_page_counters(c, &k);
+		most = tt_max_per_tick(&tt_cpus[cpu], 0, 0, &nr);
+		most_ovf = tt_max_overflows_per_tick(&tt_cpus[cpu]);
+		TH_LOG("CPU %u: %llu throttled ticks, %llu dropped while throttled, at most %llu samples and %llu overflows in a tick",
+		       cpu, k.throttles, k.lost_throttled, most, most_ovf);
+		EXPECT_LT(0ULL, k.own_throttles) TH_LOG("CPU %u", cpu);
+		EXPECT_EQ(0ULL, k.kernel_throttles) TH_LOG("CPU %u", cpu);
+		EXPECT_GE(limit, most) TH_LOG("CPU %u", cpu);
+		EXPECT_GE(limit + 1, most_ovf) TH_LOG("CPU %u", cpu);
+		EXPECT_GE(k.throttles, k.lost_throttled) TH_LOG("CPU %u", cpu);
+		if (!k.lowerings)
+			tt_pmu_replay(_metadata, &tt_cpus[cpu], cpu);
+	}
+	ASSERT_LT(0U, checked);
 }
 
 /* Run "kprofcat ARGS" on cpu-clock; its status and stderr in @out. */
