@@ -208,6 +208,8 @@ void kprof_events_stop(void);
 /* kprof_sample.c */
 void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs);
+
+/* kprof_counters.c */
 void kprof_counters_fill(struct kprof_counters *dst, struct kprof_cpu *c);
 void kprof_counters_publish(struct kprof_cpu *c);
 void kprof_counters_reset(struct kprof_cpu *c, bool fresh);
@@ -232,7 +234,5 @@ void kprof_cdev_exit(void);
 /* kprof_params.c */
 int kprof_params_throttle(void);
 void kprof_params_exit(void);
-
-/* kprof_nmi.c */
 
 #endif /* _KPROF_H */
