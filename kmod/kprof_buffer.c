@@ -285,8 +285,7 @@ void kprof_bufs_reset(struct kprof_bufs *bufs)
 		b->published = 0;
 		local_set(&b->nest, 0);
 		local_set(&b->wakeup_head, 0);
-		memset(&pg->counters, 0, sizeof(pg->counters));
-		WRITE_ONCE(pg->avg_ns, 0);
+		kprof_counters_clear_page(b);
 		if (b->data)
 			memset(b->data, 0, b->size);
 		/* The emptied data before the empty ring is announced. */

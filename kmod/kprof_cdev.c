@@ -329,11 +329,10 @@ static long kprof_ioc_get_stats(void __user *uarg)
 	st.size = sizeof(st);
 	st.cpu = cpu;
 	mutex_lock(&kprof.lock);
-	kprof_counters_fill(&st.counters, per_cpu_ptr(kprof_pcpu, cpu));
+	kprof_counters_stats(cpu, &st);
 	st.max_sample_rate = l->max_sample_rate;
 	st.max_samples_per_tick = READ_ONCE(l->max_samples_per_tick);
 	st.allowed_ns = READ_ONCE(l->allowed_ns);
-	st.avg_ns = kprof_throttle_avg_ns(&per_cpu_ptr(kprof_pcpu, cpu)->thr);
 	mutex_unlock(&kprof.lock);
 	return kprof_copy_out(uarg, usize, &st, sizeof(st));
 }

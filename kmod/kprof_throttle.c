@@ -507,8 +507,6 @@ void kprof_throttle_reset(struct kprof_cpu *c)
 	c->thr_stopped = false;
 	c->kthrottled = false;
 	c->thr_open = false;
-	if (c->buf)
-		WRITE_ONCE(c->buf->page->avg_ns, 0);
 }
 
 /**
