@@ -93,6 +93,8 @@ struct kprof_buf {
 	unsigned long		published;
 	local_t			nest;		/* writers between reserve and publish */
 	local_t			wakeup_head;	/* head at the last wakeup */
+	/* The page's sequence count, kept here: see kprof_counters.c */
+	u32			lock_seq;
 	struct irq_work		wakeup;		/* wakes readers, never from NMI directly */
 };
 
@@ -210,8 +212,12 @@ void kprof_events_stop(void);
 /* kprof_sample.c */
 void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs);
+
+/* kprof_counters.c */
 void kprof_counters_fill(struct kprof_counters *dst, struct kprof_cpu *c);
 void kprof_counters_publish(struct kprof_cpu *c);
+void kprof_counters_stats(unsigned int cpu, struct kprof_cpu_stats *st);
+void kprof_counters_clear_page(struct kprof_buf *b);
 void kprof_counters_reset(struct kprof_cpu *c, bool fresh);
 void kprof_limits_publish(struct kprof_buf *b);
 
@@ -235,7 +241,5 @@ void kprof_cdev_exit(void);
 /* kprof_params.c */
 int kprof_params_throttle(void);
 void kprof_params_exit(void);
-
-/* kprof_nmi.c */
 
 #endif /* _KPROF_H */

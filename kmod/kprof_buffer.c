@@ -63,8 +63,10 @@ void kprof_bufs_set_watermark(struct kprof_bufs *bufs, u32 watermark)
 		struct kprof_buf *b = &bufs->cpu[cpu];
 		unsigned long half = b->size / 2;
 
-		b->watermark = watermark ? min_t(unsigned long, watermark, half) :
-					   half;
+		/* poll() reads it without kprof.lock. */
+		WRITE_ONCE(b->watermark,
+			   watermark ? min_t(unsigned long, watermark, half) :
+				       half);
 	}
 }
 
@@ -285,8 +287,7 @@ void kprof_bufs_reset(struct kprof_bufs *bufs)
 		b->published = 0;
 		local_set(&b->nest, 0);
 		local_set(&b->wakeup_head, 0);
-		memset(&pg->counters, 0, sizeof(pg->counters));
-		WRITE_ONCE(pg->avg_ns, 0);
+		kprof_counters_clear_page(b);
 		if (b->data)
 			memset(b->data, 0, b->size);
 		/* The emptied data before the empty ring is announced. */
@@ -722,7 +723,7 @@ bool kprof_bufs_readable(struct kprof_bufs *bufs, bool watermark)
 		unsigned long head = smp_load_acquire(&b->page->data_head);
 		unsigned long unread = head - kprof_buffer_tail(b, head);
 
-		if (unread && (!watermark || unread >= b->watermark))
+		if (unread && (!watermark || unread >= READ_ONCE(b->watermark)))
 			return true;
 	}
 	return false;

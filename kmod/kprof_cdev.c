@@ -3,11 +3,13 @@
  * kprof_cdev.c - the /dev/kprof character device: open, release, mmap,
  * poll, read and the ioctl dispatch.
  *
- * Locking: kprof.lock serializes the control path (ioctls, open, release,
- * poll).  Nothing that can fault on user memory runs under it: ioctls copy
- * in before taking it and copy out after dropping it, and read() only
+ * Locking: kprof.lock serializes the control path (ioctls, open,
+ * release).  Nothing that can fault on user memory runs under it: ioctls
+ * copy in before taking it and copy out after dropping it, and read() only
  * takes a reference on the buffers under it.  ->mmap, called with
- * mmap_lock held, takes kprof_map_lock instead (see there).
+ * mmap_lock held, takes kprof_map_lock instead (see there).  poll() takes
+ * no lock: STOP holds kprof.lock across synchronize_rcu() and CPU
+ * hotplug, and a poller must not wait for that (see kprof_poll()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -125,18 +127,23 @@ static int kprof_copy_out(void __user *uarg, u32 usize, const void *src,
 	return 0;
 }
 
-static void kprof_bufs_replace(struct kprof_bufs *bufs)
+/*
+ * Install @bufs; returns the set it replaces, whose reference the caller
+ * drops after synchronize_rcu(), once no kprof_poll() can be looking at
+ * it.  A read() in flight holds its own reference until it is done.
+ */
+static struct kprof_bufs *kprof_bufs_replace(struct kprof_bufs *bufs)
 {
 	struct kprof_bufs *old = kprof.bufs;
 	unsigned int cpu;
 
 	lockdep_assert_held(&kprof.lock);
 	lockdep_assert_held(&kprof_map_lock);
-	kprof.bufs = bufs;
+	/* The new set whole before kprof_poll() can load it. */
+	smp_store_release(&kprof.bufs, bufs);
 	for_each_possible_cpu(cpu)
 		per_cpu_ptr(kprof_pcpu, cpu)->buf = &bufs->cpu[cpu];
-	/* A read() in flight keeps the old set until it is done. */
-	kprof_bufs_put(old);
+	return old;
 }
 
 /* ---- ioctls ---- */
@@ -177,8 +184,8 @@ static long kprof_ioc_get_info(void __user *uarg)
 
 static long kprof_ioc_set_config(void __user *uarg)
 {
+	struct kprof_bufs *bufs, *old = NULL;
 	struct kprof_config cfg;
-	struct kprof_bufs *bufs;
 	cpumask_var_t cpus;
 	bool mapped;
 	int ret;
@@ -220,7 +227,7 @@ static long kprof_ioc_set_config(void __user *uarg)
 			ret = PTR_ERR(bufs);
 			goto unlock_map;
 		}
-		kprof_bufs_replace(bufs);
+		old = kprof_bufs_replace(bufs);
 	} else {
 		kprof_bufs_set_watermark(kprof.bufs, cfg.watermark);
 	}
@@ -230,6 +237,11 @@ unlock_map:
 unlock:
 	mutex_unlock(&kprof.lock);
 	free_cpumask_var(cpus);
+	if (old) {
+		/* kprof_poll() reads kprof.bufs in an RCU read-side section. */
+		synchronize_rcu();
+		kprof_bufs_put(old);
+	}
 	return ret;
 }
 
@@ -329,11 +341,10 @@ static long kprof_ioc_get_stats(void __user *uarg)
 	st.size = sizeof(st);
 	st.cpu = cpu;
 	mutex_lock(&kprof.lock);
-	kprof_counters_fill(&st.counters, per_cpu_ptr(kprof_pcpu, cpu));
+	kprof_counters_stats(cpu, &st);
 	st.max_sample_rate = l->max_sample_rate;
 	st.max_samples_per_tick = READ_ONCE(l->max_samples_per_tick);
 	st.allowed_ns = READ_ONCE(l->allowed_ns);
-	st.avg_ns = kprof_throttle_avg_ns(&per_cpu_ptr(kprof_pcpu, cpu)->thr);
 	mutex_unlock(&kprof.lock);
 	return kprof_copy_out(uarg, usize, &st, sizeof(st));
 }
@@ -556,19 +567,41 @@ static int kprof_mmap(struct file *file, struct vm_area_struct *vma)
 	return ret;
 }
 
+/*
+ * Without kprof.lock, which STOP holds across synchronize_rcu() and CPU
+ * hotplug.  What it reads:
+ *  - kprof.running, cleared with release by kprof_events_quiesce() only
+ *    after the last LOST records are published, so a poller that sees it
+ *    false and the buffers drained has seen every record (EPOLLHUP).  A
+ *    poller that still sees it true waits for the watermark, and STOP's
+ *    wake_up_all() comes after the clearing.
+ *  - kprof.bufs, under rcu_read_lock(): SET_CONFIG drops a replaced set
+ *    only after synchronize_rcu() (kprof_bufs_replace()).  The file being
+ *    polled is open, so the module and its last set stay.
+ * The wait queue is added to before these loads, and the wakeups (a
+ * watermark crossing, STOP) come after the stores they announce, so none
+ * falls between.  START and SET_CONFIG change them while stopped, when
+ * poll() returns at once (EPOLLIN or EPOLLHUP): nobody sleeps on them.
+ */
 static __poll_t kprof_poll(struct file *file, poll_table *wait)
 {
+	struct kprof_bufs *bufs;
 	__poll_t mask = 0;
+	bool running;
 
 	poll_wait(file, &kprof.wq, wait);
-	mutex_lock(&kprof.lock);
+	/* Pairs with the release in kprof_events_quiesce(). */
+	running = smp_load_acquire(&kprof.running);
+	rcu_read_lock();
+	/* Pairs with the release in kprof_bufs_replace(). */
+	bufs = READ_ONCE(kprof.bufs);
 	/* Running: a buffer at its watermark; stopped: whatever is left. */
-	if (kprof_bufs_readable(kprof.bufs, kprof.running))
+	if (kprof_bufs_readable(bufs, running))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	/* Stopped and drained: nothing more will come, as for a dead event. */
-	else if (!kprof.running)
+	else if (!running)
 		mask |= EPOLLHUP;
-	mutex_unlock(&kprof.lock);
+	rcu_read_unlock();
 	return mask;
 }
 

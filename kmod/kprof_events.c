@@ -274,7 +274,8 @@ static int kprof_cpu_offline(unsigned int cpu, struct hlist_node *node)
 /*
  * After the events are gone: wait for handlers still running (irq and NMI
  * handlers are RCU read-side sections) and for their wakeups, then report
- * the last losses and publish final counters.
+ * the last losses and publish final counters, and only then tell poll()
+ * the session is over.
  */
 static void kprof_events_quiesce(void)
 {
@@ -294,6 +295,14 @@ static void kprof_events_quiesce(void)
 		kprof_buffer_set_flags(c->buf, 0,
 				       KPROF_PAGE_RUNNING | KPROF_PAGE_ONLINE);
 	}
+	/*
+	 * kprof_poll() reads this without kprof.lock and answers EPOLLHUP
+	 * once it is false and the buffers look drained: the release orders
+	 * the last LOST records' data_head before it, so a poller that sees
+	 * it false sees them too.  Before the wakeup, so a woken poller
+	 * sees it.
+	 */
+	smp_store_release(&kprof.running, false);
 	wake_up_all(&kprof.wq);
 }
 
@@ -380,7 +389,8 @@ int kprof_events_start(bool fresh)
 		kprof_events_quiesce();
 		return ret;
 	}
-	kprof.running = true;
+	/* Read by kprof_poll() without kprof.lock. */
+	WRITE_ONCE(kprof.running, true);
 	return 0;
 }
 
@@ -389,7 +399,8 @@ int kprof_events_start(bool fresh)
  *
  * Order: stop flag (overflows still arriving count as lost_stopped),
  * release the events, wait for running handlers and their irq_work, then,
- * with the producers quiesced, write each CPU's pending LOST record.
+ * with the producers quiesced, write each CPU's pending LOST record, and
+ * last clear kprof.running.
  *
  * Context: kprof.lock held, running.
  */
@@ -402,7 +413,7 @@ void kprof_events_stop(void)
 	for_each_possible_cpu(cpu)
 		WRITE_ONCE(per_cpu_ptr(kprof_pcpu, cpu)->active, false);
 	cpuhp_state_remove_instance(kprof_hp_state, &kprof.hp_node);
-	kprof.running = false;
+	/* Clears kprof.running once the last records are in. */
 	kprof_events_quiesce();
 }
 

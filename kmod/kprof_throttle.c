@@ -445,8 +445,6 @@ void kprof_throttle_reset(struct kprof_cpu *c)
 	c->kthrottled = false;
 	c->thr_armed = false;
 	c->thr_open = false;
-	if (c->buf)
-		WRITE_ONCE(c->buf->page->avg_ns, 0);
 }
 
 /**

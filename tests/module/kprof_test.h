@@ -35,6 +35,8 @@
 #include <linux/perf_event.h>
 #include <linux/kprof.h>
 
+#include "lib/dev/ring.h"
+
 #define KP_DEV		"/dev/kprof"
 
 /*
@@ -264,16 +266,13 @@ static inline __u32 kp_page_flags(const struct kp_cpu *c)
 	return __atomic_load_n(&c->pg->flags, __ATOMIC_RELAXED);
 }
 
-/* READ_ONCE of every counter of a control page. */
+/* One consistent snapshot of a control page's counters (libkprof's loop). */
 static inline void kp_page_counters(const struct kp_cpu *c,
 				    struct kprof_counters *out)
 {
-	const volatile __u64 *src = (const volatile __u64 *)&c->pg->counters;
-	__u64 *dst = (__u64 *)out;
-	size_t i;
+	__u64 avg_ns;
 
-	for (i = 0; i < sizeof(*out) / sizeof(__u64); i++)
-		dst[i] = src[i];
+	ring__page_counters(c->pg, out, &avg_ns);
 }
 
 /*

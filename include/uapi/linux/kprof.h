@@ -53,7 +53,7 @@
  * built for version V works with a kernel whose control page says
  * compat_version <= V <= version.
  */
-#define KPROF_ABI_VERSION		2
+#define KPROF_ABI_VERSION		3
 #define KPROF_ABI_COMPAT_VERSION	1
 
 #define KPROF_COMM_LEN			16
@@ -111,17 +111,38 @@ struct kprof_mmap_page {
 	__u64	data_offset;		/* offset of the data area in the region */
 	__u64	data_size;		/* bytes, power of two */
 	__u32	flags;			/* KPROF_PAGE_* */
-	__u32	__reserved0;
 
 	/*
-	 * Counters, written only by this CPU's producer (and by the stop
-	 * path once the producer is quiesced); readers load them with
-	 * READ_ONCE.  They are final after KPROF_IOC_STOP returns.
-	 * Invariant: overflows == samples + lost_full + lost_nested +
-	 * lost_stopped + lost_throttled.  Published lazily: at each reader
-	 * wakeup, at the end of a throttle, at GET_STATS and at STOP, so they
-	 * may lag the records while sampling runs.
+	 * Sequence count of counters and avg_ns, as perf_event_mmap_page's
+	 * lock: odd while the kernel writes them, bumped again after.  The
+	 * counters are published lazily (at each reader wakeup, at the end
+	 * of a throttle, at GET_STATS and at STOP), so they may lag the
+	 * records while sampling runs, and are final after KPROF_IOC_STOP
+	 * returns.  Every publication is one snapshot taken between two
+	 * overflows, in which overflows == samples + lost_full + lost_nested
+	 * + lost_stopped + lost_throttled.  A reader sees one snapshot whole
+	 * only with this loop (C11 atomics):
+	 *
+	 *	for (;;) {
+	 *		seq = __atomic_load_n(&pg->lock, __ATOMIC_ACQUIRE);
+	 *		if (!(seq & 1)) {
+	 *			copy counters and avg_ns, each __u64 with
+	 *			__atomic_load_n(..., __ATOMIC_RELAXED);
+	 *			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	 *			if (__atomic_load_n(&pg->lock,
+	 *					    __ATOMIC_RELAXED) == seq)
+	 *				break;
+	 *		}
+	 *		pause;	// the kernel is writing: retry
+	 *	}
+	 *
+	 * The kernel's side: WRITE_ONCE(lock, odd), smp_wmb(), the fields,
+	 * smp_wmb(), WRITE_ONCE(lock, even), by one writer at a time per page
+	 * (kmod/kprof_counters.c).  A write section is a few dozen stores,
+	 * so the loop ends at once unless the reader is preempted in it.
+	 * The throttle limits below are not covered: each is one __u64.
 	 */
+	__u32	lock;
 	struct kprof_counters {
 		__u64	overflows;	/* overflow-handler invocations seen */
 		__u64	samples;	/* SAMPLE records committed */
@@ -154,7 +175,9 @@ struct kprof_mmap_page {
 	__u64	max_sample_rate;
 	__u64	max_samples_per_tick;
 	__u64	allowed_ns;		/* perf_sample_allowed_ns equivalent */
-	__u64	avg_ns;			/* running average handler cost */
+	__u64	avg_ns;			/* running average handler cost,
+					 * under lock with the counters
+					 */
 
 	__u8	__reserved1[1024 - 40 - 32 * 8 - 4 * 8];
 

@@ -380,18 +380,18 @@ void kdev__totals(const struct kdev *d, unsigned long long *samples,
 
 	*samples = *lost = *throttled = 0;
 	for (cpu = 0; cpu < d->nr; cpu++) {
-		const struct kprof_counters *c;
+		struct kprof_counters c;
+		__u64 avg_ns;
 
 		if (!d->rings[cpu])
 			continue;
-		c = &ring__page(d->rings[cpu])->counters;
-		*samples += __atomic_load_n(&c->samples, __ATOMIC_RELAXED);
-		*lost += __atomic_load_n(&c->lost_full, __ATOMIC_RELAXED) +
-			 __atomic_load_n(&c->lost_nested, __ATOMIC_RELAXED) +
-			 __atomic_load_n(&c->lost_stopped, __ATOMIC_RELAXED) +
-			 __atomic_load_n(&c->lost_throttled, __ATOMIC_RELAXED);
+		/* One publication's counters: samples + lost is overflows. */
+		ring__counters(d->rings[cpu], &c, &avg_ns);
+		*samples += c.samples;
+		*lost += c.lost_full + c.lost_nested + c.lost_stopped +
+			 c.lost_throttled;
 		/* Throttled ticks, each once whichever limit(s) tripped. */
-		*throttled += __atomic_load_n(&c->throttles, __ATOMIC_RELAXED);
+		*throttled += c.throttles;
 	}
 }
 

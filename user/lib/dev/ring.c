@@ -148,6 +148,55 @@ void ring__read_done(struct ring *r)
 	ring__consume(r);
 }
 
+/* Spin hint while the kernel is inside a write section. */
+static inline void ring__relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+static void ring__copy_u64s(__u64 *dst, const __u64 *src, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}
+
+/*
+ * The reader loop of include/uapi/linux/kprof.h ('lock'): the acquire
+ * load of an even count pairs with the kernel's smp_wmb() after its odd
+ * store and before the fields; the acquire fence orders the field loads
+ * before the second load of the count, which pairs with the kernel's
+ * smp_wmb() before its closing store.
+ */
+unsigned int ring__page_counters(const struct kprof_mmap_page *pg,
+				 struct kprof_counters *out, __u64 *avg_ns)
+{
+	const size_t n = sizeof(*out) / sizeof(__u64);
+	unsigned int retries = 0;
+	__u32 seq;
+
+	for (;; retries++) {
+		seq = __atomic_load_n(&pg->lock, __ATOMIC_ACQUIRE);
+		if (!(seq & 1)) {
+			ring__copy_u64s((__u64 *)out, (const __u64 *)&pg->counters, n);
+			*avg_ns = __atomic_load_n(&pg->avg_ns, __ATOMIC_RELAXED);
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			if (__atomic_load_n(&pg->lock, __ATOMIC_RELAXED) == seq)
+				return retries;
+		}
+		ring__relax();
+	}
+}
+
+void ring__counters(const struct ring *r, struct kprof_counters *out,
+		    __u64 *avg_ns)
+{
+	ring__page_counters(r->pg, out, avg_ns);
+}
+
 const struct kprof_mmap_page *ring__page(const struct ring *r)
 {
 	return r->pg;

@@ -17,8 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <linux/kprof.h>
+
 struct ring;
-struct kprof_mmap_page;
 
 /*
  * Check the control page at the start of REGION (REGION_SIZE bytes):
@@ -44,6 +45,18 @@ void ring__consume(struct ring *r);
 /* End of the snapshot; after a -EBADMSG, skip to head and count it. */
 void ring__read_done(struct ring *r);
 
+/*
+ * One consistent snapshot of a control page's counters and avg_ns, by the
+ * sequence count loop of the UAPI header ('lock'): all of them as one
+ * publication left them, so overflows == samples + lost_*.  Returns how
+ * many times the loop found the kernel writing and retried.
+ */
+unsigned int ring__page_counters(const struct kprof_mmap_page *pg,
+				 struct kprof_counters *out, __u64 *avg_ns);
+/* The same for R's page. */
+void ring__counters(const struct ring *r, struct kprof_counters *out,
+		    __u64 *avg_ns);
+/* The control page; its counters only through ring__counters(). */
 const struct kprof_mmap_page *ring__page(const struct ring *r);
 unsigned int ring__cpu(const struct ring *r);
 uint64_t ring__discarded_bytes(const struct ring *r);
