@@ -71,40 +71,82 @@ static bool kprof_config_has_cpu(const struct kprof_config *cfg,
 	return cfg->cpumask[cpu / 64] & (1ULL << (cpu % 64));
 }
 
-/* The errnos perf_event_open() gives for the same type and config. */
+/*
+ * A PMU kprof does not sample: -EOPNOTSUPP, what perf_event_open() gives
+ * for a sampling event on a PMU that cannot interrupt
+ * (PERF_PMU_CAP_NO_INTERRUPT, "sampling not supported").  Decided from the
+ * request alone, before any event exists: creating one can already act
+ * (a kprobe PMU registers its probe in event_init).  Any user may ask,
+ * so the log line is ratelimited.
+ */
+static int kprof_config_refuse(const struct kprof_config *cfg,
+			       const char *pmu, const char *why)
+{
+	pr_warn_ratelimited("event type %u config %#llx on PMU '%s' refused: %s\n",
+			    cfg->type, cfg->config, pmu, why);
+	return -EOPNOTSUPP;
+}
+
+/* PERF_TYPE_HW_CACHE config: 0x00RRQQCC, as x86's set_ext_hw_attr() reads it. */
+static int kprof_config_validate_cache(u64 config)
+{
+	/*
+	 * Bits 32 and up name a PMU type (PERF_PMU_TYPE_SHIFT), which would
+	 * let a dynamic PMU judge the event: refused as for HARDWARE below.
+	 */
+	if (config >> 24)
+		return -EINVAL;
+	if ((config & 0xff) >= PERF_COUNT_HW_CACHE_MAX ||
+	    ((config >> 8) & 0xff) >= PERF_COUNT_HW_CACHE_OP_MAX ||
+	    ((config >> 16) & 0xff) >= PERF_COUNT_HW_CACHE_RESULT_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * An allow-list of the PMUs kprof samples soundly, with the errnos
+ * perf_event_open() gives for the same type and config.  The CPU's core
+ * PMU (HARDWARE, HW_CACHE and RAW all reach it: perf_init_event() maps the
+ * first two to PERF_TYPE_RAW, x86's fixed type) overflows in NMI context
+ * and leaves a counter the overflow handler stopped alone; cpu-clock and
+ * task-clock are hrtimers kprof stops and restarts itself.  Everything
+ * else is refused here: tracepoints, breakpoints and the other software
+ * events overflow in the context of whatever hit them, and a dynamic type
+ * (kprobe, uprobe, uncore, AMD IBS, ...) cannot be told apart from the
+ * request: the kernel exports no lookup of a PMU by type, and creating
+ * the event to look at its PMU is what must not happen first.
+ */
 static int kprof_config_validate_event(const struct kprof_config *cfg)
 {
 	switch (cfg->type) {
 	case PERF_TYPE_HARDWARE:
-		/* x86_setup_perfctr(): unknown generic event */
+		/* x86_setup_perfctr(): unknown generic event; and no extended type */
 		if (cfg->config >= PERF_COUNT_HW_MAX)
 			return -EINVAL;
+		return 0;
+	case PERF_TYPE_HW_CACHE:
+		return kprof_config_validate_cache(cfg->config);
+	case PERF_TYPE_RAW:
+		/* The PMU driver checks the code when the event is created. */
 		return 0;
 	case PERF_TYPE_SOFTWARE:
 		/* perf_swevent_init() / cpu_clock_event_init() */
 		if (cfg->config >= PERF_COUNT_SW_MAX)
 			return -ENOENT;
-		/* Other software events overflow in task context: not kprof's. */
 		if (cfg->config != PERF_COUNT_SW_CPU_CLOCK &&
 		    cfg->config != PERF_COUNT_SW_TASK_CLOCK)
-			return -EOPNOTSUPP;
-		return 0;
-	case PERF_TYPE_RAW:
-		/* The PMU driver checks the code when the event is created. */
+			return kprof_config_refuse(cfg, "software",
+						   "only cpu-clock and task-clock overflow where kprof can throttle them; other software events overflow in the task that hit them");
 		return 0;
 	case PERF_TYPE_TRACEPOINT:
-	case PERF_TYPE_HW_CACHE:
+		return kprof_config_refuse(cfg, "tracepoint",
+					   "a tracepoint overflows in the task that hit it: use perf");
 	case PERF_TYPE_BREAKPOINT:
-		return -EOPNOTSUPP;
+		return kprof_config_refuse(cfg, "breakpoint",
+					   "a breakpoint overflows in the task that hit it: use perf");
 	default:
-		/*
-		 * A dynamic PMU (type from its sysfs 'type'): as in
-		 * perf_event_open(), the PMU's event_init decides, when the
-		 * events are created at START; no such PMU is -ENOENT there
-		 * (perf_init_event()).  The core knows its registered
-		 * types, and we have no business second-guessing them.
-		 */
-		return 0;
+		return kprof_config_refuse(cfg, "(dynamic type)",
+					   "kprof samples the CPU's core PMU (hardware, cache and raw events) and cpu-clock/task-clock only, not a PMU of a dynamic type (kprobe, uprobe, uncore, ibs_*, ...)");
 	}
 }
 
