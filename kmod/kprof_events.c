@@ -7,13 +7,15 @@
  * events on every online CPU (rolling back on the first failure),
  * removing it at STOP releases them, and CPUs that come and go while
  * sampling get and lose theirs.  Like kernel/watchdog_perf.c, the callback
- * runs on the CPU concerned, in its hotplug thread.
+ * runs on the CPU concerned, in its hotplug thread, under the session
+ * owner's credentials.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitops.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/cred.h>
 #include <linux/kstrtox.h>
 #include <linux/log2.h>
 #include <linux/rcupdate.h>
@@ -248,6 +250,22 @@ static void kprof_build_attr(struct perf_event_attr *attr,
 	kprof_attr_precise(attr, cfg);
 }
 
+/*
+ * @cpu's event, created under the owner's credentials (kprof_opener_cred()
+ * in kprof_cdev.c): the callers run on kernel threads, whose own would
+ * pass every check the PMU and the LSMs make.
+ */
+static struct perf_event *kprof_event_create(unsigned int cpu)
+{
+	const struct cred *old = override_creds(kprof.cred);
+	struct perf_event *event;
+
+	event = perf_event_create_kernel_counter(&kprof.attr, cpu, NULL,
+						 kprof_overflow, NULL);
+	revert_creds(old);
+	return event;
+}
+
 /* cpuhp startup, on @cpu: create its event if it is sampled. */
 static int kprof_cpu_online(unsigned int cpu, struct hlist_node *node)
 {
@@ -260,8 +278,7 @@ static int kprof_cpu_online(unsigned int cpu, struct hlist_node *node)
 
 	/* No event yet: nothing else touches the throttle state. */
 	kprof_throttle_reset(c);
-	event = perf_event_create_kernel_counter(&kprof.attr, cpu, NULL,
-						 kprof_overflow, NULL);
+	event = kprof_event_create(cpu);
 	if (IS_ERR(event)) {
 		ret = PTR_ERR(event);
 		goto fail;
@@ -341,21 +358,16 @@ static void kprof_events_quiesce(void)
 
 /*
  * Before any CPU's event: one disabled event on an online CPU, created and
- * released in process context, so a PMU kprof refuses is refused
- * before a cpuhp callback creates its event.  A kprobe event registers its
- * probe when created: in the callback that takes kprobe_mutex inside
- * cpuhp_state-up, while kprobes take cpu_hotplug_lock under kprobe_mutex
- * (lockdep on the debug kernel).  The callback keeps its own check for
- * CPUs that come online later.
+ * released in process context, so that what the PMU refuses (its
+ * event_init, a privilege check, kprof_throttle_check_event()) is refused
+ * once, before the cpuhp callbacks start creating and rolling back.
  */
 static long kprof_events_preflight_fn(void *unused)
 {
 	struct perf_event *event;
 	int ret;
 
-	event = perf_event_create_kernel_counter(&kprof.attr,
-						 raw_smp_processor_id(),
-						 NULL, kprof_overflow, NULL);
+	event = kprof_event_create(raw_smp_processor_id());
 	if (IS_ERR(event))
 		return PTR_ERR(event);
 	ret = kprof_throttle_check_event(event, kprof.attr.type);
@@ -363,20 +375,35 @@ static long kprof_events_preflight_fn(void *unused)
 	return ret;
 }
 
-/*
- * On a kworker, as the cpuhp callbacks run on their kthread: with the
- * kernel's credentials, not the opener's, which perf's CPU-event check
- * (perf_allow_cpu()) would judge; kprof_may_open() judged the opener.
- */
+/* On a kworker, like the cpuhp callbacks on their kthread. */
 static int kprof_events_preflight(void)
 {
 	return work_on_cpu(cpumask_first(cpu_online_mask),
 			   kprof_events_preflight_fn, NULL);
 }
 
+/* The owner's credentials and pid namespace, until the events are gone. */
+static void kprof_events_hold(const struct cred *cred,
+			      struct pid_namespace *pid_ns)
+{
+	kprof.cred = get_cred(cred);
+	kprof.pid_ns = get_pid_ns(pid_ns);
+}
+
+static void kprof_events_unhold(void)
+{
+	put_pid_ns(kprof.pid_ns);
+	kprof.pid_ns = NULL;
+	put_cred(kprof.cred);
+	kprof.cred = NULL;
+}
+
 /**
  * kprof_events_start() - start sampling with the current configuration
  * @fresh: the buffers were emptied for a new owner (kprof_counters_reset())
+ * @cred: the owner's credentials: every event of the session is created
+ *	under them, for a CPU that comes online later too
+ * @pid_ns: the owner's pid namespace: SAMPLE pids are translated to it
  *
  * Creates the event of every selected online CPU.  If any fails, those
  * already created are released and its errno is returned (-ENOENT or
@@ -385,7 +412,8 @@ static int kprof_events_preflight(void)
  * Context: kprof.lock held, not running, buffers allocated.
  * Return: 0 or -errno.
  */
-int kprof_events_start(bool fresh)
+int kprof_events_start(bool fresh, const struct cred *cred,
+		       struct pid_namespace *pid_ns)
 {
 	unsigned int cpu;
 	int ret;
@@ -394,9 +422,10 @@ int kprof_events_start(bool fresh)
 
 	kprof_config_cpus(&kprof.config, kprof.cpus);
 	kprof_build_attr(&kprof.attr, &kprof.config);
+	kprof_events_hold(cred, pid_ns);
 	ret = kprof_events_preflight();
 	if (ret)
-		return ret;
+		goto unhold;
 
 	for_each_possible_cpu(cpu) {
 		struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);
@@ -420,10 +449,14 @@ int kprof_events_start(bool fresh)
 		for_each_possible_cpu(cpu)
 			WRITE_ONCE(per_cpu_ptr(kprof_pcpu, cpu)->active, false);
 		kprof_events_quiesce();
-		return ret;
+		goto unhold;
 	}
 	kprof.running = true;
 	return 0;
+
+unhold:
+	kprof_events_unhold();
+	return ret;
 }
 
 /**
@@ -446,6 +479,8 @@ void kprof_events_stop(void)
 	cpuhp_state_remove_instance(kprof_hp_state, &kprof.hp_node);
 	kprof.running = false;
 	kprof_events_quiesce();
+	/* No event, no handler left: nothing reads them any more. */
+	kprof_events_unhold();
 }
 
 /**

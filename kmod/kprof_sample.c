@@ -192,8 +192,9 @@ static u32 kprof_sample_fill(struct kprof_sample *s, struct pt_regs *regs,
 	s->seq = seq;
 	s->time = t0;
 	s->cpu = smp_processor_id();
-	s->pid = task_tgid_nr(current);
-	s->tid = task_pid_nr(current);
+	/* As perf_event_pid()/perf_event_tid(): 0 outside the owner's namespace. */
+	s->pid = task_tgid_nr_ns(current, kprof.pid_ns);
+	s->tid = task_pid_nr_ns(current, kprof.pid_ns);
 	/* Not get_task_comm(): it locks.  A racing rename may tear it. */
 	memcpy(s->comm, current->comm, sizeof(s->comm));
 	s->comm[sizeof(s->comm) - 1] = '\0';
