@@ -79,7 +79,7 @@ static int opener(pid_t outer, char *msg, size_t len)
 	while (kp_now() < end)
 		;
 	if (kp_stop(fd) || kp_drain(&b) < 0) {
-		snprintf(msg, len, "STOP or drain: %.200s %.200s", strerror(errno), b.err);
+		snprintf(msg, len, "STOP or drain: %.200s", b.err[0] ? b.err : strerror(errno));
 		return 1;
 	}
 	snprintf(msg, len, "own %llu, under the outer pid %llu, others %llu (%llu with a pid)",
