@@ -69,7 +69,8 @@
  * and restarts the event).
  * A kernel throttle of kprof's own counter (kernel.perf_event_max_sample_rate
  * applies to it too) is seen as hw.interrupts == MAX_INTERRUPTS in the
- * handler on all three, and recorded as KERNEL_THROTTLED.
+ * handler on all three, and recorded as a THROTTLE naming the kernel's
+ * limit (KPROF_MISC_THROTTLE_KERNEL).
  *
  * The kernel keeps the limits global and the average per CPU; so does this
  * model: struct kprof_throttle_limits holds the knobs and derived values

@@ -53,7 +53,7 @@
  * built for version V works with a kernel whose control page says
  * compat_version <= V <= version.
  */
-#define KPROF_ABI_VERSION		2
+#define KPROF_ABI_VERSION		3
 #define KPROF_ABI_COMPAT_VERSION	1
 
 #define KPROF_COMM_LEN			16
@@ -260,9 +260,6 @@ enum kprof_record_type {
 	 * (perf_throttled_seq, seen as the event's hw.interrupts_seq), the
 	 * ticks the kernel's limit counts in; for clock events (cpu-clock,
 	 * task-clock), which kprof restarts itself, local_clock() / TICK_NSEC.
-	 * KERNEL_THROTTLED is no longer written (a THROTTLE with only
-	 * KPROF_MISC_THROTTLE_KERNEL took its place); the number stays
-	 * reserved.
 	 * struct {
 	 *	struct kprof_record_header header;
 	 *	__u64	time;
@@ -273,7 +270,7 @@ enum kprof_record_type {
 	 */
 	KPROF_RECORD_THROTTLE		= 3,
 	KPROF_RECORD_UNTHROTTLE		= 4,
-	KPROF_RECORD_KERNEL_THROTTLED	= 5,
+	/* 5: reserved, never written. */
 
 	/*
 	 * The cost controller lowered the rate (perf_sample_event_took()).
