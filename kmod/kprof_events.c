@@ -303,7 +303,7 @@ fail:
 	/* START fails as a whole; a CPU coming online must not. */
 	if (READ_ONCE(kprof.starting))
 		return ret;
-	pr_warn("cpu%u online without an event: error %d\n", cpu, ret);
+	pr_warn_ratelimited("cpu%u online without an event: error %d\n", cpu, ret);
 	return 0;
 }
 

@@ -413,6 +413,57 @@ TEST_F_TIMEOUT(config, hardware_without_pmu, 60)
 	ASSERT_EQ(0, kp_check_conserved_all(&self->b, 1)) TH_LOG("%s", self->b.err);
 }
 
+/* Lines of kprof's refusal naming PMU @pmu in the kernel log after @mark. */
+static int refusals_logged(const char *mark, const char *pmu)
+{
+	char cmd[512];
+	int n = -1;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "dmesg | awk -v want=\"on PMU '%s' refused: \" '/%s/ { m = 1 } m && /kprof: event type / && index($0, want) { n++ } END { print n + 0 }'",
+		 pmu, mark);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	if (fscanf(p, "%d", &n) != 1)
+		n = -1;
+	pclose(p);
+	return n;
+}
+
+/*
+ * Any opener may ask for a refused PMU as often as it likes: the log line
+ * is ratelimited (printk's default, DEFAULT_RATELIMIT_BURST 10 lines per
+ * DEFAULT_RATELIMIT_INTERVAL 5 s per callsite).  Over T seconds of
+ * requests at most floor(T / 5) + 2 intervals are touched (the first may
+ * have begun before), so at most 10 * (floor(T / 5) + 2) lines.
+ */
+#define RATELIMIT_REQUESTS	100
+
+TEST_F(config, refusal_log_ratelimited)
+{
+	struct kprof_config cfg;
+	double t0, secs;
+	int i, lines, bound;
+
+	KP_RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, system("echo kprof-test-ratelimit-mark >/dev/kmsg"));
+	valid_config(&cfg);
+	cfg.type = PERF_TYPE_TRACEPOINT;
+	t0 = kp_now();
+	for (i = 0; i < RATELIMIT_REQUESTS; i++) {
+		ASSERT_EQ(-1, kp_set_config(self->fd, &cfg));
+		ASSERT_EQ(EOPNOTSUPP, errno);
+	}
+	secs = kp_now() - t0;
+	lines = refusals_logged("kprof-test-ratelimit-mark", "tracepoint");
+	bound = 10 * ((int)(secs / 5) + 2);
+	TH_LOG("%d refusals in %.3f s: %d log lines", RATELIMIT_REQUESTS, secs, lines);
+	ASSERT_LE(0, lines);
+	ASSERT_LE(lines, bound) TH_LOG("more than %d lines in %.3f s", bound, secs);
+}
+
 TEST_F(config, stats_bad_cpu)
 {
 	struct kprof_cpu_stats st;
