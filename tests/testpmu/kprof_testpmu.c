@@ -712,7 +712,7 @@ static int testpmu_check_raw_free(void)
 		return 0;
 	if (!IS_ERR(event))
 		perf_event_release_kernel(event);
-	pr_err("a PMU has type PERF_TYPE_RAW (%ld): this machine has a core PMU; the stand-in is for emulators without one\n",
+	pr_err("a PMU has type PERF_TYPE_RAW (%d): this machine has a core PMU; the stand-in is for emulators without one\n",
 	       PTR_ERR_OR_ZERO(event));
 	return -EBUSY;
 }
