@@ -144,10 +144,9 @@ REFUSED(software_page_faults, "software", cfg->config = PERF_COUNT_SW_PAGE_FAULT
 REFUSED(software_context_switches, "software",
 	cfg->config = PERF_COUNT_SW_CONTEXT_SWITCHES);
 REFUSED(software_dummy, "software", cfg->config = PERF_COUNT_SW_DUMMY);
-/* Dynamic types: kprobe, uprobe, the clocks' own PMUs (6.12), none at all. */
+/* Dynamic types: kprobe, uprobe, and one no PMU has. */
 REFUSED_SYSFS(kprobe_pmu, "kprobe");
 REFUSED_SYSFS(uprobe_pmu, "uprobe");
-REFUSED_SYSFS(cpu_clock_pmu, "cpu_clock");
 REFUSED(dynamic_type_unregistered, "(dynamic type)",
 	{ cfg->type = unregistered_type(); cfg->config1 = 0x5; });
 BAD(hardware_config_unknown, EINVAL,
