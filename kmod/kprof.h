@@ -18,11 +18,13 @@
 #define _KPROF_H
 
 #include <linux/cpumask.h>
+#include <linux/cred.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
+#include <linux/pid_namespace.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
@@ -166,12 +168,21 @@ struct kprof_state {
 	bool			starting;	/* START creating events */
 	struct hlist_node	hp_node;	/* cpuhp instance while running */
 	wait_queue_head_t	wq;		/* readers: poll(), read() */
+	/* The owner's, from START until the events are gone (kprof_file). */
+	const struct cred	*cred;		/* events are created under it */
+	struct pid_namespace	*pid_ns;	/* SAMPLE pids are of this one */
 };
 
 /* One open file of /dev/kprof; privilege is decided at open(). */
 struct kprof_file {
 	bool			admin;		/* CAP_SYS_ADMIN: debug settings */
 	atomic_t		mapped;		/* its live VMAs over any region */
+	/*
+	 * The opener's credentials as kprof_may_open() admitted them (with
+	 * CAP_PERFMON for a group member), and its pid namespace.
+	 */
+	const struct cred	*cred;
+	struct pid_namespace	*pid_ns;
 };
 
 extern struct kprof_state kprof;
@@ -206,7 +217,8 @@ int kprof_config_validate(const struct kprof_config *cfg);
 void kprof_config_cpus(const struct kprof_config *cfg, struct cpumask *mask);
 int kprof_events_init(void);
 void kprof_events_exit(void);
-int kprof_events_start(bool fresh);
+int kprof_events_start(bool fresh, const struct cred *cred,
+		       struct pid_namespace *pid_ns);
 void kprof_events_stop(void);
 
 /* kprof_sample.c */

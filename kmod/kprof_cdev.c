@@ -295,7 +295,7 @@ static long kprof_ioc_start(struct kprof_file *f)
 		mutex_unlock(&kprof_read_lock);
 	}
 	/* Takes cpu_hotplug_lock: not under kprof_map_lock. */
-	ret = kprof_events_start(fresh);
+	ret = kprof_events_start(fresh, f->cred, f->pid_ns);
 	if (ret)
 		kprof_set_owner(NULL);
 unlock:
@@ -507,6 +507,29 @@ static bool kprof_may_open(void)
 	return gid_valid(kprof_group) && in_group_p(kprof_group);
 }
 
+/*
+ * The credentials the session's events are created under, in the cpuhp
+ * thread and START's worker (kprof_events.c): the opener's, so that the
+ * PMU's own event_init checks and the LSM hooks the perf core calls
+ * (security_perf_event_alloc(), and security_perf_event_open() in
+ * find_get_context()'s perf_allow_cpu()) judge the opener, not a kernel
+ * thread.  A group member admitted without perfmon_capable() gets
+ * CAP_PERFMON raised in this copy: the group is the administrator's grant
+ * of CPU-wide profiling, which perf gives a perf_users group as a
+ * CAP_PERFMON perf binary (perf-security.rst), and without it
+ * perf_allow_cpu() refuses every CPU-wide event at perf_event_paranoid > 0.
+ * Nothing else is raised.  Built at open() from current, the opener: the
+ * credentials kprof_may_open() judged, wherever the file is passed on.
+ */
+static const struct cred *kprof_opener_cred(void)
+{
+	struct cred *cred = prepare_creds();
+
+	if (cred && !perfmon_capable())
+		cap_raise(cred->cap_effective, CAP_PERFMON);
+	return cred;
+}
+
 static int kprof_open(struct inode *inode, struct file *file)
 {
 	struct kprof_file *f;
@@ -521,12 +544,21 @@ static int kprof_open(struct inode *inode, struct file *file)
 	f->admin = capable(CAP_SYS_ADMIN);
 
 	ret = nonseekable_open(inode, file);
-	if (ret) {
-		kfree(f);
-		return ret;
+	if (ret)
+		goto free;
+	f->cred = kprof_opener_cred();
+	if (!f->cred) {
+		ret = -ENOMEM;
+		goto free;
 	}
+	/* perf_event_alloc() keeps its creator's, for perf_event_pid(). */
+	f->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	file->private_data = f;
 	return 0;
+
+free:
+	kfree(f);
+	return ret;
 }
 
 /*
@@ -551,6 +583,8 @@ static int kprof_release(struct inode *inode, struct file *file)
 		kprof_bufs_reset(kprof.bufs);
 	}
 	mutex_unlock(&kprof.lock);
+	put_pid_ns(f->pid_ns);
+	put_cred(f->cred);
 	kfree(f);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <linux/device.h>
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 
 /* 6.2+: device_type.devnode() takes a const struct device. */
 #ifdef KPROF_HAVE_CONST_DEVNODE
@@ -63,5 +64,16 @@ static inline void kprof_vm_flags_mod(struct vm_area_struct *vma,
 	vma->vm_flags = (vma->vm_flags | set) & ~clear;
 #endif
 }
+
+/*
+ * Tasks without a user context to sample: kernel threads and, since 6.4,
+ * every PF_USER_WORKER (io_uring's workers, vhost); before it, io_uring's
+ * workers were PF_IO_WORKER alone.  As get_perf_callchain() tests them.
+ */
+#ifdef PF_USER_WORKER
+#define KPROF_NO_USER_CONTEXT	(PF_KTHREAD | PF_USER_WORKER)
+#else
+#define KPROF_NO_USER_CONTEXT	(PF_KTHREAD | PF_IO_WORKER)
+#endif
 
 #endif /* _KPROF_COMPAT_H */

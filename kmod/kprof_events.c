@@ -7,13 +7,15 @@
  * events on every online CPU (rolling back on the first failure),
  * removing it at STOP releases them, and CPUs that come and go while
  * sampling get and lose theirs.  Like kernel/watchdog_perf.c, the callback
- * runs on the CPU concerned, in its hotplug thread.
+ * runs on the CPU concerned, in its hotplug thread, under the session
+ * owner's credentials.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitops.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/cred.h>
 #include <linux/kstrtox.h>
 #include <linux/log2.h>
 #include <linux/rcupdate.h>
@@ -71,40 +73,82 @@ static bool kprof_config_has_cpu(const struct kprof_config *cfg,
 	return cfg->cpumask[cpu / 64] & (1ULL << (cpu % 64));
 }
 
-/* The errnos perf_event_open() gives for the same type and config. */
+/*
+ * A PMU kprof does not sample: -EOPNOTSUPP, what perf_event_open() gives
+ * for a sampling event on a PMU that cannot interrupt
+ * (PERF_PMU_CAP_NO_INTERRUPT, "sampling not supported").  Decided from the
+ * request alone, before any event exists: creating one can already act
+ * (a kprobe PMU registers its probe in event_init).  Any user may ask,
+ * so the log line is ratelimited.
+ */
+static int kprof_config_refuse(const struct kprof_config *cfg,
+			       const char *pmu, const char *why)
+{
+	pr_warn_ratelimited("event type %u config %#llx on PMU '%s' refused: %s\n",
+			    cfg->type, cfg->config, pmu, why);
+	return -EOPNOTSUPP;
+}
+
+/* PERF_TYPE_HW_CACHE config: 0x00RRQQCC, as x86's set_ext_hw_attr() reads it. */
+static int kprof_config_validate_cache(u64 config)
+{
+	/*
+	 * Bits 32 and up name a PMU type (PERF_PMU_TYPE_SHIFT), which would
+	 * let a dynamic PMU judge the event: refused as for HARDWARE below.
+	 */
+	if (config >> 24)
+		return -EINVAL;
+	if ((config & 0xff) >= PERF_COUNT_HW_CACHE_MAX ||
+	    ((config >> 8) & 0xff) >= PERF_COUNT_HW_CACHE_OP_MAX ||
+	    ((config >> 16) & 0xff) >= PERF_COUNT_HW_CACHE_RESULT_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * An allow-list of the PMUs kprof samples soundly, with the errnos
+ * perf_event_open() gives for the same type and config.  The CPU's core
+ * PMU (HARDWARE, HW_CACHE and RAW all reach it: perf_init_event() maps the
+ * first two to PERF_TYPE_RAW, x86's fixed type) overflows in NMI context
+ * and leaves a counter the overflow handler stopped alone; cpu-clock and
+ * task-clock are hrtimers kprof stops and restarts itself.  Everything
+ * else is refused here: tracepoints, breakpoints and the other software
+ * events overflow in the context of whatever hit them, and a dynamic type
+ * (kprobe, uprobe, uncore, AMD IBS, ...) cannot be told apart from the
+ * request: the kernel exports no lookup of a PMU by type, and creating
+ * the event to look at its PMU is what must not happen first.
+ */
 static int kprof_config_validate_event(const struct kprof_config *cfg)
 {
 	switch (cfg->type) {
 	case PERF_TYPE_HARDWARE:
-		/* x86_setup_perfctr(): unknown generic event */
+		/* x86_setup_perfctr(): unknown generic event; and no extended type */
 		if (cfg->config >= PERF_COUNT_HW_MAX)
 			return -EINVAL;
+		return 0;
+	case PERF_TYPE_HW_CACHE:
+		return kprof_config_validate_cache(cfg->config);
+	case PERF_TYPE_RAW:
+		/* The PMU driver checks the code when the event is created. */
 		return 0;
 	case PERF_TYPE_SOFTWARE:
 		/* perf_swevent_init() / cpu_clock_event_init() */
 		if (cfg->config >= PERF_COUNT_SW_MAX)
 			return -ENOENT;
-		/* Other software events overflow in task context: not kprof's. */
 		if (cfg->config != PERF_COUNT_SW_CPU_CLOCK &&
 		    cfg->config != PERF_COUNT_SW_TASK_CLOCK)
-			return -EOPNOTSUPP;
-		return 0;
-	case PERF_TYPE_RAW:
-		/* The PMU driver checks the code when the event is created. */
+			return kprof_config_refuse(cfg, "software",
+						   "only cpu-clock and task-clock overflow where kprof can throttle them; other software events overflow in the task that hit them");
 		return 0;
 	case PERF_TYPE_TRACEPOINT:
-	case PERF_TYPE_HW_CACHE:
+		return kprof_config_refuse(cfg, "tracepoint",
+					   "a tracepoint overflows in the task that hit it: use perf");
 	case PERF_TYPE_BREAKPOINT:
-		return -EOPNOTSUPP;
+		return kprof_config_refuse(cfg, "breakpoint",
+					   "a breakpoint overflows in the task that hit it: use perf");
 	default:
-		/*
-		 * A dynamic PMU (type from its sysfs 'type'): as in
-		 * perf_event_open(), the PMU's event_init decides, when the
-		 * events are created at START; no such PMU is -ENOENT there
-		 * (perf_init_event()).  The core knows its registered
-		 * types, and we have no business second-guessing them.
-		 */
-		return 0;
+		return kprof_config_refuse(cfg, "(dynamic type)",
+					   "kprof samples the CPU's core PMU (hardware, cache and raw events) and cpu-clock/task-clock only, not a PMU of a dynamic type (kprobe, uprobe, uncore, ibs_*, ...)");
 	}
 }
 
@@ -206,6 +250,22 @@ static void kprof_build_attr(struct perf_event_attr *attr,
 	kprof_attr_precise(attr, cfg);
 }
 
+/*
+ * @cpu's event, created under the owner's credentials (kprof_opener_cred()
+ * in kprof_cdev.c): the callers run on kernel threads, whose own would
+ * pass every check the PMU and the LSMs make.
+ */
+static struct perf_event *kprof_event_create(unsigned int cpu)
+{
+	const struct cred *old = override_creds(kprof.cred);
+	struct perf_event *event;
+
+	event = perf_event_create_kernel_counter(&kprof.attr, cpu, NULL,
+						 kprof_overflow, NULL);
+	revert_creds(old);
+	return event;
+}
+
 /* cpuhp startup, on @cpu: create its event if it is sampled. */
 static int kprof_cpu_online(unsigned int cpu, struct hlist_node *node)
 {
@@ -218,8 +278,7 @@ static int kprof_cpu_online(unsigned int cpu, struct hlist_node *node)
 
 	/* No event yet: nothing else touches the throttle state. */
 	kprof_throttle_reset(c);
-	event = perf_event_create_kernel_counter(&kprof.attr, cpu, NULL,
-						 kprof_overflow, NULL);
+	event = kprof_event_create(cpu);
 	if (IS_ERR(event)) {
 		ret = PTR_ERR(event);
 		goto fail;
@@ -244,7 +303,7 @@ fail:
 	/* START fails as a whole; a CPU coming online must not. */
 	if (READ_ONCE(kprof.starting))
 		return ret;
-	pr_warn("cpu%u online without an event: error %d\n", cpu, ret);
+	pr_warn_ratelimited("cpu%u online without an event: error %d\n", cpu, ret);
 	return 0;
 }
 
@@ -308,21 +367,16 @@ static void kprof_events_quiesce(void)
 
 /*
  * Before any CPU's event: one disabled event on an online CPU, created and
- * released in process context, so a PMU kprof refuses is refused
- * before a cpuhp callback creates its event.  A kprobe event registers its
- * probe when created: in the callback that takes kprobe_mutex inside
- * cpuhp_state-up, while kprobes take cpu_hotplug_lock under kprobe_mutex
- * (lockdep on the debug kernel).  The callback keeps its own check for
- * CPUs that come online later.
+ * released in process context, so that what the PMU refuses (its
+ * event_init, a privilege check, kprof_throttle_check_event()) is refused
+ * once, before the cpuhp callbacks start creating and rolling back.
  */
 static long kprof_events_preflight_fn(void *unused)
 {
 	struct perf_event *event;
 	int ret;
 
-	event = perf_event_create_kernel_counter(&kprof.attr,
-						 raw_smp_processor_id(),
-						 NULL, kprof_overflow, NULL);
+	event = kprof_event_create(raw_smp_processor_id());
 	if (IS_ERR(event))
 		return PTR_ERR(event);
 	ret = kprof_throttle_check_event(event, kprof.attr.type);
@@ -330,20 +384,35 @@ static long kprof_events_preflight_fn(void *unused)
 	return ret;
 }
 
-/*
- * On a kworker, as the cpuhp callbacks run on their kthread: with the
- * kernel's credentials, not the opener's, which perf's CPU-event check
- * (perf_allow_cpu()) would judge; kprof_may_open() judged the opener.
- */
+/* On a kworker, like the cpuhp callbacks on their kthread. */
 static int kprof_events_preflight(void)
 {
 	return work_on_cpu(cpumask_first(cpu_online_mask),
 			   kprof_events_preflight_fn, NULL);
 }
 
+/* The owner's credentials and pid namespace, until the events are gone. */
+static void kprof_events_hold(const struct cred *cred,
+			      struct pid_namespace *pid_ns)
+{
+	kprof.cred = get_cred(cred);
+	kprof.pid_ns = get_pid_ns(pid_ns);
+}
+
+static void kprof_events_unhold(void)
+{
+	put_pid_ns(kprof.pid_ns);
+	kprof.pid_ns = NULL;
+	put_cred(kprof.cred);
+	kprof.cred = NULL;
+}
+
 /**
  * kprof_events_start() - start sampling with the current configuration
  * @fresh: the buffers were emptied for a new owner (kprof_counters_reset())
+ * @cred: the owner's credentials: every event of the session is created
+ *	under them, for a CPU that comes online later too
+ * @pid_ns: the owner's pid namespace: SAMPLE pids are translated to it
  *
  * Creates the event of every selected online CPU.  If any fails, those
  * already created are released and its errno is returned (-ENOENT or
@@ -352,7 +421,8 @@ static int kprof_events_preflight(void)
  * Context: kprof.lock held, not running, buffers allocated.
  * Return: 0 or -errno.
  */
-int kprof_events_start(bool fresh)
+int kprof_events_start(bool fresh, const struct cred *cred,
+		       struct pid_namespace *pid_ns)
 {
 	unsigned int cpu;
 	int ret;
@@ -361,9 +431,10 @@ int kprof_events_start(bool fresh)
 
 	kprof_config_cpus(&kprof.config, kprof.cpus);
 	kprof_build_attr(&kprof.attr, &kprof.config);
+	kprof_events_hold(cred, pid_ns);
 	ret = kprof_events_preflight();
 	if (ret)
-		return ret;
+		goto unhold;
 
 	for_each_possible_cpu(cpu) {
 		struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);
@@ -387,11 +458,15 @@ int kprof_events_start(bool fresh)
 		for_each_possible_cpu(cpu)
 			WRITE_ONCE(per_cpu_ptr(kprof_pcpu, cpu)->active, false);
 		kprof_events_quiesce();
-		return ret;
+		goto unhold;
 	}
 	/* Read by kprof_poll() without kprof.lock. */
 	WRITE_ONCE(kprof.running, true);
 	return 0;
+
+unhold:
+	kprof_events_unhold();
+	return ret;
 }
 
 /**
@@ -415,6 +490,8 @@ void kprof_events_stop(void)
 	cpuhp_state_remove_instance(kprof_hp_state, &kprof.hp_node);
 	/* Clears kprof.running once the last records are in. */
 	kprof_events_quiesce();
+	/* No event, no handler left: nothing reads them any more. */
+	kprof_events_unhold();
 }
 
 /**

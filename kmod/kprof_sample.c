@@ -63,7 +63,11 @@ static unsigned int kprof_kernel_chain(struct pt_regs *regs, u64 *ips,
 
 /*
  * User chain, leaf first: the user-mode IP, then a frame-pointer walk.
- * Kernel threads have no user context.  Frames must be 8-byte aligned and
+ * Kernel threads and user workers (io_uring's io-wq and sqpoll threads,
+ * which share a process's mm but never run in user mode: their user
+ * registers are zeroes from copy_thread()) have no user context, as
+ * get_perf_callchain() says (KPROF_NO_USER_CONTEXT, kprof_compat.h).
+ * Frames must be 8-byte aligned and
  * move up the stack, so a corrupt chain ends instead of looping; a fault
  * (copy_from_user_nmi() never sleeps, it fails) ends it with a flag.
  */
@@ -73,7 +77,7 @@ static unsigned int kprof_user_chain(struct pt_regs *regs, u64 *ips,
 	const unsigned long __user *fp;
 	unsigned int nr = 0;
 
-	if (!max || !current->mm || (current->flags & PF_KTHREAD))
+	if (!max || !current->mm || (current->flags & KPROF_NO_USER_CONTEXT))
 		return 0;
 	if (!user_mode(regs))
 		regs = task_pt_regs(current);
@@ -192,8 +196,9 @@ static u32 kprof_sample_fill(struct kprof_sample *s, struct pt_regs *regs,
 	s->seq = seq;
 	s->time = t0;
 	s->cpu = smp_processor_id();
-	s->pid = task_tgid_nr(current);
-	s->tid = task_pid_nr(current);
+	/* As perf_event_pid()/perf_event_tid(): 0 outside the owner's namespace. */
+	s->pid = task_tgid_nr_ns(current, kprof.pid_ns);
+	s->tid = task_pid_nr_ns(current, kprof.pid_ns);
 	/* Not get_task_comm(): it locks.  A racing rename may tear it. */
 	memcpy(s->comm, current->comm, sizeof(s->comm));
 	s->comm[sizeof(s->comm) - 1] = '\0';

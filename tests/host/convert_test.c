@@ -3,7 +3,7 @@
  * convert_test: `kprofcat convert` on a synthetic capture whose every kprof
  * record type is known, read back by the real clients: perf report --stats
  * counts one PERF_RECORD_LOST per LOST record, one THROTTLE per THROTTLE
- * and per KERNEL_THROTTLED record, one UNTHROTTLE per UNTHROTTLE, and
+ * record, whichever limit tripped, one UNTHROTTLE per UNTHROTTLE, and
  * nothing for RATE_LOWERED and WOULD_THROTTLE (convert_perf.c's mapping);
  * perf script names the kernel frames from OUT.kallsyms, the user frames
  * of a DSO this machine does not have from OUT.symfs, and lists the
@@ -69,9 +69,8 @@ static const char kallsyms[] =
 /* What the capture holds, by record type (written below). */
 #define NR_SAMPLES	20
 #define NR_LOST		3
-#define NR_THROTTLE	2
-#define NR_KTHROTTLE	1
-#define NR_UNTHROTTLE	3	/* one per throttle of either kind */
+#define NR_THROTTLE	3	/* two of kprof's limit, one of the kernel's */
+#define NR_UNTHROTTLE	3	/* one per throttle */
 
 /*
  * A DSO symbol section as kprofcat -o writes it (dso.c's blob: header,
@@ -171,7 +170,7 @@ static int write_capture(const char *path)
 			throttle(w, KPROF_RECORD_UNTHROTTLE, t + 3);
 		}
 		if (i == 15) {
-			throttle(w, KPROF_RECORD_KERNEL_THROTTLED, t + 2);
+			throttle(w, KPROF_RECORD_THROTTLE, t + 2);
 			throttle(w, KPROF_RECORD_UNTHROTTLE, t + 3);
 			throttle(w, KPROF_RECORD_WOULD_THROTTLE, t + 4);
 			low.time = t + 5;
@@ -256,8 +255,8 @@ TEST_F(conv, perf_stats_count_lost_and_throttles)
 	ASSERT_NE(NULL, st);
 	EXPECT_EQ(NR_SAMPLES, stat_count(st, "SAMPLE"));
 	EXPECT_EQ(NR_LOST, stat_count(st, "LOST"));
-	/* KERNEL_THROTTLED is a THROTTLE; WOULD_THROTTLE and RATE_LOWERED are dropped. */
-	EXPECT_EQ(NR_THROTTLE + NR_KTHROTTLE, stat_count(st, "THROTTLE"));
+	/* WOULD_THROTTLE and RATE_LOWERED are dropped. */
+	EXPECT_EQ(NR_THROTTLE, stat_count(st, "THROTTLE"));
 	EXPECT_EQ(NR_UNTHROTTLE, stat_count(st, "UNTHROTTLE"));
 	free(st);
 }

@@ -2,11 +2,10 @@
 /*
  * Negative configuration tests.  Each bad_config variant changes ONE field
  * of a request that is otherwise valid (the 'valid' test proves it is),
- * checks the exact errno, and checks that the configuration in force did
- * not change.  Then: SET_CONFIG while running, a hardware event on a VM
- * without a PMU, a dynamic type no PMU has, a software-context PMU kprof
- * refuses, unknown ioctls, the size
- * protocol, and the throttle knobs.
+ * checks the exact errno, that a PMU kprof refuses is named in the kernel
+ * log, and that the configuration in force did not change.  Then:
+ * SET_CONFIG while running, a hardware event on a VM without a PMU,
+ * unknown ioctls, the size protocol, and the throttle knobs.
  */
 #include "kprof_test.h"
 
@@ -51,6 +50,53 @@ static int has_pmu(void)
 	       access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0;
 }
 
+/* The perf type of PMU @name (/sys/bus/event_source/devices), or -1. */
+static long long pmu_type(const char *name)
+{
+	char path[128];
+	long long type = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &type) != 1)
+		type = -1;
+	fclose(f);
+	return type;
+}
+
+/* A type no PMU in /sys/bus/event_source/devices has: one above all. */
+static __u32 unregistered_type(void)
+{
+	FILE *ls = popen("cat /sys/bus/event_source/devices/*/type", "r");
+	unsigned int t, max = PERF_TYPE_MAX;
+
+	if (ls) {
+		while (fscanf(ls, "%u", &t) == 1)
+			if (t > max)
+				max = t;
+		pclose(ls);
+	}
+	return max + 1;
+}
+
+/*
+ * Whether the kernel log has, after the line @mark, kprof's refusal of
+ * event type @type naming PMU @pmu: "event type T config C on PMU 'P'
+ * refused: why".
+ */
+static int refusal_logged(const char *mark, __u32 type, const char *pmu)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 "dmesg | awk -v want=\"on PMU '%s' refused: \" '/%s/ { m = 1 } m && /kprof: event type %u config / && index($0, want) { f = 1 } END { exit !f }'",
+		 pmu, mark, type);
+	return system(cmd) == 0;
+}
+
 /* ------------------------------------------------------------------ */
 
 FIXTURE(bad_config) {
@@ -64,9 +110,11 @@ FIXTURE_VARIANT(bad_config) {
 	void (*mutate)(struct kprof_config *cfg, unsigned int nr_cpu_ids,
 		       __u32 max_sample_rate);
 	int err;
+	const char *log_pmu;	/* the PMU the refusal names; NULL: no log */
+	const char *sysfs_pmu;	/* NULL, or the sysfs PMU whose type is used */
 };
 
-#define BAD(name, errnum, body)						\
+#define BAD_LOG(name, errnum, pmu, sysfs, body)				\
 	static void mutate_##name(struct kprof_config *cfg,		\
 				  unsigned int nr_cpu_ids,		\
 				  __u32 max_sample_rate)		\
@@ -78,15 +126,45 @@ FIXTURE_VARIANT(bad_config) {
 	FIXTURE_VARIANT_ADD(bad_config, name) {				\
 		.mutate = mutate_##name,				\
 		.err = errnum,						\
+		.log_pmu = pmu,						\
+		.sysfs_pmu = sysfs,					\
 	}
+#define BAD(name, errnum, body)	BAD_LOG(name, errnum, NULL, NULL, body)
+/* A PMU kprof does not sample: EOPNOTSUPP at SET_CONFIG, named in the log. */
+#define REFUSED(name, pmu, body) BAD_LOG(name, EOPNOTSUPP, pmu, NULL, body)
+#define REFUSED_SYSFS(name, sysfs)					\
+	BAD_LOG(name, EOPNOTSUPP, "(dynamic type)", sysfs,		\
+		{ cfg->type = (__u32)pmu_type(sysfs); cfg->config2 = 0x5; })
 
 /* Event errnos as perf_event_open() gives them. */
-BAD(type_tracepoint, EOPNOTSUPP, cfg->type = PERF_TYPE_TRACEPOINT);
-BAD(type_breakpoint, EOPNOTSUPP, cfg->type = PERF_TYPE_BREAKPOINT);
+REFUSED(type_tracepoint, "tracepoint", cfg->type = PERF_TYPE_TRACEPOINT);
+REFUSED(type_breakpoint, "breakpoint", cfg->type = PERF_TYPE_BREAKPOINT);
 BAD(software_config_unknown, ENOENT, cfg->config = PERF_COUNT_SW_MAX);
-BAD(software_not_a_clock, EOPNOTSUPP, cfg->config = PERF_COUNT_SW_PAGE_FAULTS);
+REFUSED(software_page_faults, "software", cfg->config = PERF_COUNT_SW_PAGE_FAULTS);
+REFUSED(software_context_switches, "software",
+	cfg->config = PERF_COUNT_SW_CONTEXT_SWITCHES);
+REFUSED(software_dummy, "software", cfg->config = PERF_COUNT_SW_DUMMY);
+/* Dynamic types: kprobe, uprobe, and one no PMU has. */
+REFUSED_SYSFS(kprobe_pmu, "kprobe");
+REFUSED_SYSFS(uprobe_pmu, "uprobe");
+REFUSED(dynamic_type_unregistered, "(dynamic type)",
+	{ cfg->type = unregistered_type(); cfg->config1 = 0x5; });
 BAD(hardware_config_unknown, EINVAL,
     { cfg->type = PERF_TYPE_HARDWARE; cfg->config = PERF_COUNT_HW_MAX; });
+/* A PMU type in config's upper half (PERF_PMU_TYPE_SHIFT): not kprof's. */
+BAD(hardware_extended_type, EINVAL,
+    { cfg->type = PERF_TYPE_HARDWARE; cfg->config = 1ULL << 32; });
+/* x86's set_ext_hw_attr(): each of the three cache fields, then the type. */
+BAD(cache_id_unknown, EINVAL,
+    { cfg->type = PERF_TYPE_HW_CACHE; cfg->config = PERF_COUNT_HW_CACHE_MAX; });
+BAD(cache_op_unknown, EINVAL,
+    { cfg->type = PERF_TYPE_HW_CACHE;
+      cfg->config = PERF_COUNT_HW_CACHE_OP_MAX << 8; });
+BAD(cache_result_unknown, EINVAL,
+    { cfg->type = PERF_TYPE_HW_CACHE;
+      cfg->config = PERF_COUNT_HW_CACHE_RESULT_MAX << 16; });
+BAD(cache_extended_type, EINVAL,
+    { cfg->type = PERF_TYPE_HW_CACHE; cfg->config = 1ULL << 32; });
 BAD(period_bit63, EINVAL,
     { cfg->flags &= ~KPROF_CFG_FREQ; cfg->sample = 1ULL << 63; });
 BAD(period_zero, EINVAL,
@@ -146,11 +224,31 @@ TEST_F(bad_config, refused)
 	struct kprof_config cfg, now;
 
 	KP_RETURN_IF_SKIPPED();
+	if (variant->sysfs_pmu && pmu_type(variant->sysfs_pmu) < 0)
+		SKIP(return, "no PMU %s on this kernel", variant->sysfs_pmu);
 	valid_config(&cfg);
 	variant->mutate(&cfg, self->nr_cpu_ids, self->max_sample_rate);
+	/* A mark in the kernel log: the refusal must come after it. */
+	if (variant->log_pmu)
+		ASSERT_EQ(0, system("echo kprof-test-refused-mark >/dev/kmsg"));
 	errno = 0;
 	ASSERT_EQ(-1, kp_set_config(self->fd, &cfg));
 	ASSERT_EQ(variant->err, errno) TH_LOG("got %s", strerror(errno));
+	/*
+	 * The line is ratelimited (printk's default: 10 a callsite in 5 s),
+	 * and other refusals may have used the burst: once more after the
+	 * interval.
+	 */
+	if (variant->log_pmu &&
+	    !refusal_logged("kprof-test-refused-mark", cfg.type, variant->log_pmu)) {
+		kp_sleep_ms(5100);
+		ASSERT_EQ(0, system("echo kprof-test-refused-mark2 >/dev/kmsg"));
+		ASSERT_EQ(-1, kp_set_config(self->fd, &cfg));
+		ASSERT_TRUE(refusal_logged("kprof-test-refused-mark2", cfg.type,
+					   variant->log_pmu))
+			TH_LOG("no log line naming PMU '%s' for type %u",
+			       variant->log_pmu, cfg.type);
+	}
 
 	/* Nothing of the bad request took effect. */
 	ASSERT_EQ(0, get_config(self->fd, &now));
@@ -248,17 +346,23 @@ TEST_F(config, size_protocol)
 }
 
 /*
- * cycles and a raw event on a VM without a PMU: a clean error at
- * SET_CONFIG or START, and nothing half-built: no CPU running, no event,
- * and cpu-clock works right after.
+ * cycles, a cache event and a raw event on a VM without a PMU: a clean
+ * error at SET_CONFIG or START, and nothing half-built: no CPU running, no
+ * event, and cpu-clock works right after.  With the PMU stand-in loaded,
+ * it holds the core PMU's type, PERF_TYPE_RAW: the raw code 0x3c is then
+ * its event_init's to refuse (EINVAL, config 0 is its only event), and
+ * the generic events still find no PMU (it takes only its own type).
  */
 TEST_F_TIMEOUT(config, hardware_without_pmu, 60)
 {
 	static const struct { __u32 type; __u64 config; } hw[] = {
 		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
 		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+		{ PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_L1D |
+				      PERF_COUNT_HW_CACHE_RESULT_MISS << 16 },
 		{ PERF_TYPE_RAW, 0x003c },
 	};
+	int standin_raw = pmu_type("kprof_testpmu") == PERF_TYPE_RAW;
 	struct kprof_config cfg;
 	struct kprof_info info;
 	unsigned int i, cpu;
@@ -279,8 +383,13 @@ TEST_F_TIMEOUT(config, hardware_without_pmu, 60)
 			ret = kp_start(self->fd);
 		ASSERT_EQ(-1, ret) TH_LOG("type %u config %#llx accepted without a PMU",
 					  hw[i].type, hw[i].config);
+		if (standin_raw && hw[i].type == PERF_TYPE_RAW)
+			ASSERT_EQ(EINVAL, errno)
+				TH_LOG("raw %#llx on the stand-in: %s",
+				       hw[i].config, strerror(errno));
 		ASSERT_TRUE(errno == ENOENT || errno == EOPNOTSUPP ||
-			    errno == ENODEV)
+			    errno == ENODEV ||
+			    (standin_raw && hw[i].type == PERF_TYPE_RAW))
 			TH_LOG("type %u config %#llx: %s", hw[i].type,
 			       hw[i].config, strerror(errno));
 
@@ -303,105 +412,55 @@ TEST_F_TIMEOUT(config, hardware_without_pmu, 60)
 	ASSERT_EQ(0, kp_check_conserved_all(&self->b, 1)) TH_LOG("%s", self->b.err);
 }
 
-/* A type no PMU in /sys/bus/event_source/devices has: one above all. */
-static __u32 unregistered_type(void)
+/* Lines of kprof's refusal naming PMU @pmu in the kernel log after @mark. */
+static int refusals_logged(const char *mark, const char *pmu)
 {
-	FILE *ls = popen("cat /sys/bus/event_source/devices/*/type", "r");
-	unsigned int t, max = PERF_TYPE_MAX;
+	char cmd[512];
+	int n = -1;
+	FILE *p;
 
-	if (ls) {
-		while (fscanf(ls, "%u", &t) == 1)
-			if (t > max)
-				max = t;
-		pclose(ls);
-	}
-	return max + 1;
+	snprintf(cmd, sizeof(cmd),
+		 "dmesg | awk -v want=\"on PMU '%s' refused: \" '/%s/ { m = 1 } m && /kprof: event type / && index($0, want) { n++ } END { print n + 0 }'",
+		 pmu, mark);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	if (fscanf(p, "%d", &n) != 1)
+		n = -1;
+	pclose(p);
+	return n;
 }
 
 /*
- * A dynamic type is the PMU's to judge, as in perf_event_open(): SET_CONFIG
- * takes it, START creates the events and fails with perf_init_event()'s
- * ENOENT when no PMU has that type, leaving nothing behind.
+ * Any opener may ask for a refused PMU as often as it likes: the log line
+ * is ratelimited (printk's default, DEFAULT_RATELIMIT_BURST 10 lines per
+ * DEFAULT_RATELIMIT_INTERVAL 5 s per callsite).  Over T seconds of
+ * requests at most floor(T / 5) + 2 intervals are touched (the first may
+ * have begun before), so at most 10 * (floor(T / 5) + 2) lines.
  */
-TEST_F(config, dynamic_type_unregistered)
-{
-	struct kprof_config cfg, now;
-	struct kprof_info info;
-	unsigned int i;
+#define RATELIMIT_REQUESTS	100
 
-	KP_RETURN_IF_SKIPPED();
-	valid_config(&cfg);
-	cfg.type = unregistered_type();
-	cfg.config1 = 0x5;
-	cfg.config2 = 0x7;
-	ASSERT_EQ(0, kp_set_config(self->fd, &cfg)) TH_LOG("type %u: %s", cfg.type,
-							  strerror(errno));
-	ASSERT_EQ(0, get_config(self->fd, &now));
-	ASSERT_EQ(0, memcmp(&now, &cfg, sizeof(cfg)));
-	ASSERT_EQ(-1, kp_start(self->fd));
-	ASSERT_EQ(ENOENT, errno) TH_LOG("type %u at START: %s", cfg.type, strerror(errno));
-	ASSERT_EQ(0, kp_get_info(self->fd, &info));
-	ASSERT_EQ(0U, info.flags & KPROF_INFO_RUNNING);
-	for (i = 0; i < KPROF_MAX_CPUS / 64; i++)
-		ASSERT_EQ(0ULL, info.online_mask[i]);
-}
-
-/* The address of kernel symbol @name in /proc/kallsyms (root), or 0. */
-static unsigned long long kallsyms_addr(const char *name)
-{
-	FILE *f = fopen("/proc/kallsyms", "r");
-	unsigned long long addr, found = 0;
-	char type, sym[256];
-
-	if (!f)
-		return 0;
-	while (fscanf(f, "%llx %c %255s%*[^\n]", &addr, &type, sym) == 3)
-		if (!strcmp(sym, name)) {
-			found = addr;
-			break;
-		}
-	fclose(f);
-	return found;
-}
-
-/*
- * A software-context PMU of a dynamic type (kprobe) passes SET_CONFIG, as
- * in perf_event_open() its event_init decides; its event_init accepts it
- * (a kprobe on vfs_read by address, kprobe_addr = config2), and START
- * refuses it with EOPNOTSUPP and a log line naming the PMU: kprof's
- * throttle cannot stop and restart such a PMU soundly.  Nothing is left
- * running.
- */
-TEST_F(config, software_context_pmu_refused)
+TEST_F(config, refusal_log_ratelimited)
 {
 	struct kprof_config cfg;
-	struct kprof_info info;
-	char cmd[256];
-	long long type;
-	FILE *f;
+	double t0, secs;
+	int i, lines, bound;
 
 	KP_RETURN_IF_SKIPPED();
-	f = fopen("/sys/bus/event_source/devices/kprobe/type", "r");
-	if (!f)
-		SKIP(return, "no kprobe PMU (CONFIG_KPROBE_EVENTS off)");
-	ASSERT_EQ(1, fscanf(f, "%lld", &type));
-	fclose(f);
+	ASSERT_EQ(0, system("echo kprof-test-ratelimit-mark >/dev/kmsg"));
 	valid_config(&cfg);
-	cfg.type = (__u32)type;
-	cfg.config1 = 0;
-	cfg.config2 = kallsyms_addr("vfs_read");
-	ASSERT_NE(0ULL, cfg.config2) TH_LOG("vfs_read not in /proc/kallsyms");
-	ASSERT_EQ(0, kp_set_config(self->fd, &cfg)) TH_LOG("%s", strerror(errno));
-	/* A mark in the kernel log: the refusal must come after it. */
-	ASSERT_EQ(0, system("echo kprof-test-kprobe-refused-mark >/dev/kmsg"));
-	ASSERT_EQ(-1, kp_start(self->fd));
-	ASSERT_EQ(EOPNOTSUPP, errno) TH_LOG("kprobe at START: %s", strerror(errno));
-	ASSERT_EQ(0, kp_get_info(self->fd, &info));
-	ASSERT_EQ(0U, info.flags & KPROF_INFO_RUNNING);
-	snprintf(cmd, sizeof(cmd),
-		 "dmesg | awk '/kprof-test-kprobe-refused-mark/ { m = 1 } m && /type %lld config .* on PMU .kprobe. refused/ { f = 1 } END { exit !f }'",
-		 type);
-	ASSERT_EQ(0, system(cmd)) TH_LOG("no log line naming the kprobe PMU");
+	cfg.type = PERF_TYPE_TRACEPOINT;
+	t0 = kp_now();
+	for (i = 0; i < RATELIMIT_REQUESTS; i++) {
+		ASSERT_EQ(-1, kp_set_config(self->fd, &cfg));
+		ASSERT_EQ(EOPNOTSUPP, errno);
+	}
+	secs = kp_now() - t0;
+	lines = refusals_logged("kprof-test-ratelimit-mark", "tracepoint");
+	bound = 10 * ((int)(secs / 5) + 2);
+	TH_LOG("%d refusals in %.3f s: %d log lines", RATELIMIT_REQUESTS, secs, lines);
+	ASSERT_LE(0, lines);
+	ASSERT_LE(lines, bound) TH_LOG("more than %d lines in %.3f s", bound, secs);
 }
 
 TEST_F(config, stats_bad_cpu)

@@ -34,6 +34,10 @@
  *    it) and PERF_SAMPLE_CALLCHAIN gets the chain of the interrupt
  *    registers, one record per NMI (testpmu_overflow_precise()).
  *
+ *  - It registers as PERF_TYPE_RAW, the type of x86's core PMU (free
+ *    in the emulator), and init_euid/init_caps show the credentials its
+ *    event_init ran with, where a driver's privilege checks look.
+ *
  * What it cannot model: the x86 driver itself (counter scheduling,
  * constraints, LBR, the PEBS buffer and large PEBS), real skid, and
  * overflows in irq-off code.  The
@@ -52,6 +56,7 @@
 
 #include <linux/bitops.h>
 #include <linux/cpumask.h>
+#include <linux/cred.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/kprobes.h>
@@ -154,6 +159,29 @@ static const struct kernel_param_ops nmi_cost_ops = {
 };
 module_param_cb(nmi_cost_ns, &nmi_cost_ops, &nmi_cost_ns, 0644);
 MODULE_PARM_DESC(nmi_cost_ns, "extra busy-wait per NMI, in ns (0 ... TICK_NSEC/2)");
+
+/*
+ * Who the last event_init ran as: what a PMU driver's own checks
+ * (perfmon_capable(), perf_allow_kernel(), perf_allow_cpu() for Intel's
+ * AnyThread bit) and the LSM hooks around it judge.  Root may write -1 to
+ * start afresh.  init_caps: bit 0 CAP_PERFMON, bit 1 CAP_SYS_ADMIN, as
+ * effective capabilities in the credentials' own user namespace.
+ */
+static int init_euid = -1;
+module_param(init_euid, int, 0644);
+MODULE_PARM_DESC(init_euid, "euid the last event_init saw (-1: none since reset)");
+static int init_caps = -1;
+module_param(init_caps, int, 0644);
+MODULE_PARM_DESC(init_caps, "effective CAP_PERFMON (1) and CAP_SYS_ADMIN (2) the last event_init saw");
+
+static void testpmu_note_cred(void)
+{
+	const struct cred *cred = current_cred();
+
+	WRITE_ONCE(init_caps, (cap_raised(cred->cap_effective, CAP_PERFMON) ? 1 : 0) |
+			      (cap_raised(cred->cap_effective, CAP_SYS_ADMIN) ? 2 : 0));
+	WRITE_ONCE(init_euid, (int)from_kuid(&init_user_ns, cred->euid));
+}
 
 /* ---- emulated counters ----------------------------------------------- */
 
@@ -381,6 +409,7 @@ static int testpmu_event_init(struct perf_event *event)
 
 	if (event->attr.type != event->pmu->type)
 		return -ENOENT;
+	testpmu_note_cred();
 	if (event->attr.config)
 		return -EINVAL;		/* config 0 (ns) is the only event */
 	/* No LBR: what an x86 counter without it refuses. */
@@ -661,6 +690,33 @@ static void testpmu_cancel_timers(void)
 		hrtimer_cancel(&per_cpu_ptr(&testpmu_pcpu, cpu)->timer);
 }
 
+/*
+ * The stand-in takes the core PMU's type, PERF_TYPE_RAW (x86 registers its
+ * core PMU there), so that it reaches kprof by the path a real PMU does:
+ * kprof samples only the types it can tell are the core PMU's and refuses
+ * dynamic ones.  perf_pmu_register() with a type already taken WARNs and
+ * takes another, so first ask the perf core: with no PMU of that type,
+ * perf_init_event() finds none that accepts a raw event (-ENOENT).
+ */
+static int testpmu_check_raw_free(void)
+{
+	struct perf_event_attr attr = {
+		.type		= PERF_TYPE_RAW,
+		.size		= sizeof(attr),
+		.disabled	= 1,
+	};
+	struct perf_event *event;
+
+	event = perf_event_create_kernel_counter(&attr, 0, NULL, NULL, NULL);
+	if (PTR_ERR_OR_ZERO(event) == -ENOENT)
+		return 0;
+	if (!IS_ERR(event))
+		perf_event_release_kernel(event);
+	pr_err("a PMU has type PERF_TYPE_RAW (%d): this machine has a core PMU; the stand-in is for emulators without one\n",
+	       PTR_ERR_OR_ZERO(event));
+	return -EBUSY;
+}
+
 static int __init testpmu_init(void)
 {
 	int cpu, ret;
@@ -681,7 +737,10 @@ static int __init testpmu_init(void)
 		pr_err("cannot register the NMI handler (%d)\n", ret);
 		return ret;
 	}
-	ret = perf_pmu_register(&testpmu, TESTPMU_NAME, -1);
+	ret = testpmu_check_raw_free();
+	if (ret)
+		goto unregister_nmi;
+	ret = perf_pmu_register(&testpmu, TESTPMU_NAME, PERF_TYPE_RAW);
 	if (ret) {
 		pr_err("cannot register PMU %s (%d)\n", TESTPMU_NAME, ret);
 		goto unregister_nmi;

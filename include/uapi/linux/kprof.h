@@ -223,7 +223,9 @@ enum kprof_record_type {
 	 *				// gaps are overflows not delivered
 	 *	__u64	time;		// local_clock() ns (perf's clock)
 	 *	__u32	cpu;
-	 *	__u32	pid;		// tgid; 0 for the idle task
+	 *	__u32	pid;		// tgid, in the pid namespace of the
+	 *				// starting file's opener; 0 for the
+	 *				// idle task and tasks outside it
 	 *	__u32	tid;
 	 *	__u32	cost_ns;	// this handler's cost, entry to
 	 *				// commit and wakeup, nested
@@ -283,9 +285,6 @@ enum kprof_record_type {
 	 * (perf_throttled_seq, seen as the event's hw.interrupts_seq), the
 	 * ticks the kernel's limit counts in; for clock events (cpu-clock,
 	 * task-clock), which kprof restarts itself, local_clock() / TICK_NSEC.
-	 * KERNEL_THROTTLED is no longer written (a THROTTLE with only
-	 * KPROF_MISC_THROTTLE_KERNEL took its place); the number stays
-	 * reserved.
 	 * struct {
 	 *	struct kprof_record_header header;
 	 *	__u64	time;
@@ -296,7 +295,7 @@ enum kprof_record_type {
 	 */
 	KPROF_RECORD_THROTTLE		= 3,
 	KPROF_RECORD_UNTHROTTLE		= 4,
-	KPROF_RECORD_KERNEL_THROTTLED	= 5,
+	/* 5: reserved, never written. */
 
 	/*
 	 * The cost controller lowered the rate (perf_sample_event_took()).
@@ -377,8 +376,8 @@ struct kprof_rate_lowered {
 /* Sampling configuration.  Values mirror perf_event_attr where they can. */
 struct kprof_config {
 	__u32	size;		/* sizeof(struct kprof_config) */
-	__u32	type;		/* PERF_TYPE_HARDWARE/SOFTWARE/RAW, or a
-				 * dynamic PMU's type (its sysfs 'type')
+	__u32	type;		/* PERF_TYPE_HARDWARE, HW_CACHE, RAW, or
+				 * SOFTWARE (cpu-clock, task-clock)
 				 */
 	__u64	config;		/* PERF_COUNT_* or raw code */
 	__u64	sample;		/* period, or frequency with KPROF_CFG_FREQ */
@@ -491,15 +490,24 @@ struct kprof_cpu_stats {
  * bit 63, precise_ip > 3, stack depth > KPROF_MAX_STACK or 0 with its
  * CALLCHAIN flag, buffer_pages 0, not a power of two or > 65536,
  * watermark > data size, a cpumask bit >= nr_cpu_ids or of a CPU that is
- * not possible, PERF_TYPE_HARDWARE config >= PERF_COUNT_HW_MAX.  ENOENT:
- * unknown type, software config >= PERF_COUNT_SW_MAX.  EOPNOTSUPP: other
- * software events than cpu-clock/task-clock, tracepoint, hw-cache and
- * breakpoint types.  Hardware and raw events are checked by the PMU
- * driver at START.
+ * not possible, PERF_TYPE_HARDWARE config >= PERF_COUNT_HW_MAX,
+ * PERF_TYPE_HW_CACHE config with a cache, op or result perf does not
+ * know or bits above 23 (both types: no PMU type in the upper half).
+ * ENOENT: software config >= PERF_COUNT_SW_MAX.  EOPNOTSUPP, with a
+ * kernel log line naming the PMU: every type but HARDWARE, HW_CACHE and
+ * RAW (the CPU's core PMU) and the cpu-clock and task-clock software
+ * events: tracepoints, breakpoints, other software events and any PMU of
+ * a dynamic type (kprobe, uprobe, uncore, ...), which kprof cannot tell
+ * apart before creating an event.  This is perf_event_open()'s errno for
+ * a PMU that cannot sample.  Hardware and raw events are checked by the
+ * PMU driver at START.
  *
  * START: EBUSY while running, or while another file maps buffers.
- * Creates the event of every selected online CPU; if one fails (ENOENT
- * or EOPNOTSUPP for a hardware event without a PMU, ...) the others are
+ * Creates the event of every selected online CPU, under the credentials
+ * of the opener of the starting file (with CAP_PERFMON for a member of
+ * the group= grant), so the PMU's and the LSMs' checks judge the opener;
+ * if one fails (ENOENT or EOPNOTSUPP for a hardware event without a PMU,
+ * EACCES from such a check, ...) the others are
  * released, its errno is returned and nothing runs.  Counters restart
  * at 0 (seq at 1, after any carried losses).  A START by a file other
  * than the one whose session the buffers hold empties them: data_head

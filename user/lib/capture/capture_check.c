@@ -88,7 +88,6 @@ static size_t type_size(uint32_t type)
 		return sizeof(struct kprof_lost);
 	case KPROF_RECORD_THROTTLE:
 	case KPROF_RECORD_UNTHROTTLE:
-	case KPROF_RECORD_KERNEL_THROTTLED:
 	case KPROF_RECORD_WOULD_THROTTLE:
 		return sizeof(struct kprof_throttle_event);
 	case KPROF_RECORD_RATE_LOWERED:

@@ -96,7 +96,10 @@ void kdev__close(struct kdev *d)
 
 static void event_error(const char *what, const char *event, int e)
 {
-	if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV)
+	if (e == EOPNOTSUPP && !strcmp(what, "KPROF_IOC_SET_CONFIG"))
+		p_err("event '%s' refused: kprof samples the CPU's core PMU (hardware, cache and raw events, cpu/.../) and cpu-clock or task-clock only; tracepoints, kprobes, uprobes, breakpoints, other software events and PMUs of a dynamic type are perf's (kprof.ko's kernel log names the PMU)",
+		      event);
+	else if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV)
 		p_err("event '%s' is not supported here (no PMU provides it): without a hardware PMU (e.g. under QEMU TCG) use a software event such as cpu-clock",
 		      event);
 	else if (e == EBUSY)
@@ -295,7 +298,7 @@ int kdev__start(struct kdev *d, const char *event)
 			p_err("KPROF_IOC_START: the PMU refused event '%s' (EINVAL from its event_init: check its config terms)",
 			      event);
 		else if (errno == EOPNOTSUPP)
-			p_err("KPROF_IOC_START: event '%s' refused (%s): no PMU here can count it (under QEMU TCG use cpu-clock), or kprof cannot throttle it safely (a software-context PMU such as kprobe; AMD IBS with -F: use -c); kprof.ko's kernel log names the reason",
+			p_err("KPROF_IOC_START: event '%s' refused (%s): no PMU here can count it (under QEMU TCG use cpu-clock), or kprof cannot throttle it safely (AMD IBS, where a precise hardware event goes, with -F: use -c); kprof.ko's kernel log names the reason",
 			      event, strerror(errno));
 		else
 			event_error("KPROF_IOC_START", event, errno);

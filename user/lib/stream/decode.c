@@ -19,7 +19,6 @@ static const char *const type_names[KPROF_RECORD_MAX] = {
 	[KPROF_RECORD_LOST]		= "LOST",
 	[KPROF_RECORD_THROTTLE]		= "THROTTLE",
 	[KPROF_RECORD_UNTHROTTLE]	= "UNTHROTTLE",
-	[KPROF_RECORD_KERNEL_THROTTLED]	= "KERNEL_THROTTLED",
 	[KPROF_RECORD_RATE_LOWERED]	= "RATE_LOWERED",
 	[KPROF_RECORD_WOULD_THROTTLE]	= "WOULD_THROTTLE",
 };
@@ -79,7 +78,6 @@ int decode__record(const void *rec, size_t len, unsigned int cpu,
 		goto fixed;
 	case KPROF_RECORD_THROTTLE:
 	case KPROF_RECORD_UNTHROTTLE:
-	case KPROF_RECORD_KERNEL_THROTTLED:
 	case KPROF_RECORD_WOULD_THROTTLE:
 		need = sizeof(out->throttle);
 		goto fixed;

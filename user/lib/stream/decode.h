@@ -33,7 +33,7 @@ struct kp_record {
 	union {
 		struct kp_sample sample;
 		struct kprof_lost lost;
-		struct kprof_throttle_event throttle;	/* THROTTLE, UNTHROTTLE, KERNEL_THROTTLED */
+		struct kprof_throttle_event throttle;	/* THROTTLE, UNTHROTTLE, WOULD_THROTTLE */
 		struct kprof_rate_lowered lowered;
 	};
 };

@@ -109,7 +109,6 @@ static inline void out_totals__event(struct out_totals *t, const struct kp_recor
 		t->lowerings += r->lost.lowered;
 		break;
 	case KPROF_RECORD_THROTTLE:
-	case KPROF_RECORD_KERNEL_THROTTLED:
 		t->throttles++;
 		break;
 	case KPROF_RECORD_RATE_LOWERED:

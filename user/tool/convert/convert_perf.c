@@ -25,9 +25,6 @@
  *			whichever limit(s) tripped (header.misc says which;
  *			perf has no field for it, kprofcat -i shows it), so
  *			perf's THROTTLE count is the throttles counter.
- *	KERNEL_THROTTLED PERF_RECORD_THROTTLE too (captures of modules
- *			before one THROTTLE per tick, which wrote it for the
- *			kernel's limit and THROTTLE for kprof's).
  *	UNTHROTTLE	PERF_RECORD_UNTHROTTLE.
  *	RATE_LOWERED	dropped: perf has no record for it (the kernel only
  *			logs its own lowering to dmesg).
@@ -203,7 +200,6 @@ static int perf_event(struct output *o, const struct kp_record *r)
 		break;
 	}
 	case KPROF_RECORD_THROTTLE:
-	case KPROF_RECORD_KERNEL_THROTTLED:
 	case KPROF_RECORD_UNTHROTTLE: {
 		struct { uint64_t time, id, stream_id; } t = { r->time, 0, 0 };
 

@@ -11,8 +11,8 @@
  * User frames print the offset in the DSO, kernel frames the address, as
  * perf does; unresolved frames print "[unknown]" without offset.
  *
- * kprof's own records (LOST, THROTTLE, UNTHROTTLE, KERNEL_THROTTLED,
- * RATE_LOWERED) are printed as comment blocks between samples:
+ * kprof's own records (LOST, THROTTLE, UNTHROTTLE, RATE_LOWERED,
+ * WOULD_THROTTLE) are printed as comment blocks between samples:
  *
  *	"# kprof LOST cpu=1 time=12.345678 full=3 nested=0 ...\n\n"
  *
@@ -228,7 +228,6 @@ static int script_event(struct output *o, const struct kp_record *r)
 				      r->misc & KPROF_MISC_THROTTLE_KERNEL ? "kernel" : "");
 		/* fall through */
 	case KPROF_RECORD_UNTHROTTLE:
-	case KPROF_RECORD_KERNEL_THROTTLED:
 	case KPROF_RECORD_WOULD_THROTTLE:
 		script_printf(s, " seq=%llu tick=%llu interrupts=%llu",
 			      (unsigned long long)r->throttle.seq,

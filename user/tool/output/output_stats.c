@@ -64,13 +64,12 @@ static void stats_json(FILE *f, const struct out_summary *s, const struct kprof_
 	}
 	fprintf(f, "],\"total\":{");
 	json_counters(f, total);
-	fprintf(f, "},\"reader\":{\"seconds\":%.3f,\"samples\":%llu,\"lost_records\":%llu,\"throttle_records\":%llu,\"unthrottle_records\":%llu,\"kernel_throttled_records\":%llu,\"would_throttle_records\":%llu,\"rate_lowered_records\":%llu,\"unknown_records\":%llu,\"bad_records\":%llu,\"bad_sizes\":%llu,\"discarded_bytes\":%llu,\"misordered\":%llu,\"filtered\":%llu,\"sideband_lost\":%llu}",
+	fprintf(f, "},\"reader\":{\"seconds\":%.3f,\"samples\":%llu,\"lost_records\":%llu,\"throttle_records\":%llu,\"unthrottle_records\":%llu,\"would_throttle_records\":%llu,\"rate_lowered_records\":%llu,\"unknown_records\":%llu,\"bad_records\":%llu,\"bad_sizes\":%llu,\"discarded_bytes\":%llu,\"misordered\":%llu,\"filtered\":%llu,\"sideband_lost\":%llu}",
 		s->seconds,
 		(unsigned long long)d->records[KPROF_RECORD_SAMPLE],
 		(unsigned long long)d->records[KPROF_RECORD_LOST],
 		(unsigned long long)d->records[KPROF_RECORD_THROTTLE],
 		(unsigned long long)d->records[KPROF_RECORD_UNTHROTTLE],
-		(unsigned long long)d->records[KPROF_RECORD_KERNEL_THROTTLED],
 		(unsigned long long)d->records[KPROF_RECORD_WOULD_THROTTLE],
 		(unsigned long long)d->records[KPROF_RECORD_RATE_LOWERED],
 		(unsigned long long)d->unknown, (unsigned long long)d->bad,
@@ -138,12 +137,11 @@ static void stats_table(FILE *f, const struct out_summary *s, const struct kprof
 		}
 		stats_row(f, name, c, cs);
 	}
-	fprintf(f, "reader: %llu samples, %llu LOST, %llu THROTTLE, %llu UNTHROTTLE, %llu KERNEL_THROTTLED, %llu WOULD_THROTTLE, %llu RATE_LOWERED records; %llu unknown records skipped, %llu malformed, %llu bad sizes (%llu bytes discarded), %llu misordered, %llu filtered, %llu side-band lost",
+	fprintf(f, "reader: %llu samples, %llu LOST, %llu THROTTLE, %llu UNTHROTTLE, %llu WOULD_THROTTLE, %llu RATE_LOWERED records; %llu unknown records skipped, %llu malformed, %llu bad sizes (%llu bytes discarded), %llu misordered, %llu filtered, %llu side-band lost",
 		(unsigned long long)d->records[KPROF_RECORD_SAMPLE],
 		(unsigned long long)d->records[KPROF_RECORD_LOST],
 		(unsigned long long)d->records[KPROF_RECORD_THROTTLE],
 		(unsigned long long)d->records[KPROF_RECORD_UNTHROTTLE],
-		(unsigned long long)d->records[KPROF_RECORD_KERNEL_THROTTLED],
 		(unsigned long long)d->records[KPROF_RECORD_WOULD_THROTTLE],
 		(unsigned long long)d->records[KPROF_RECORD_RATE_LOWERED],
 		(unsigned long long)d->unknown, (unsigned long long)d->bad,
