@@ -123,8 +123,17 @@ def html_page(ctx):
              "report.md holds the same in text.</p>"]
     for scen, what in ctx["scenarios"]:
         parts.append(scenario_html(ctx, scen, what))
+    if ctx["repeat"]:
+        head, body, moved = ctx["repeat"]
+        parts.append('<h2 id="repeat">Run to run</h2><p>%s</p>' % e(repeat_text(moved, body)))
+        parts.append(table_html(e, head, body))
     parts.append("</body></html>\n")
     return "\n".join(parts)
+
+
+def repeat_text(moved, body):
+    return ("This run against the earlier one given with --against: %d of %d rows moved by "
+            "more than 1%% in rate, throttles or lowerings." % (moved, len(body)))
 
 
 def md_table(head, body):
@@ -168,4 +177,7 @@ def markdown(ctx):
                     os.path.join(k["dir"], "no-throttle-%s.flame.svg" % t) for t in ("perf", "kprof")))
             out += ["", "```", ctx["read"](os.path.join(k["dir"], scen + ".txt")).rstrip(), "```"]
         out.append("")
+    if ctx["repeat"]:
+        head, body, moved = ctx["repeat"]
+        out += ["## Run to run", "", repeat_text(moved, body), "", md_table(head, body), ""]
     return "\n".join(out) + "\n"
