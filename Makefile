@@ -68,7 +68,7 @@ DEMO_OK := $(and $(BUILD_OK), $(call kernel_ok,6.1), \
 QUICK_OK := $(and $(DEMO_OK), \
 	$(wildcard $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl), \
 	$(shell command -v sparse), $(shell command -v prove), \
-	$(shell command -v perf), $(shell command -v go))
+	$(shell command -v perf), $(shell command -v go), $(shell command -v rsvg-convert))
 DEPS_OK := $(and $(QUICK_OK), $(if $(MISSING_KERNELS),,kernels), \
 	$(shell command -v dkms), $(shell command -v mmdebstrap))
 
@@ -141,11 +141,11 @@ tests: $(if $(wildcard user/Makefile),user)
 check: tests lint
 	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --testpmu --build-only || exit; done
 	PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/vm/selftest tests/vm/testpmu-selftest \
-		tests/host/dkms-check tests/host/arch-check $(addprefix tests/vm/kernel-,$(VM_KERNELS)) \
-		tests/host/convert-check
+		tests/host/dkms-check tests/host/arch-check tests/host/report-check \
+		$(addprefix tests/vm/kernel-,$(VM_KERNELS)) tests/host/convert-check
 
 check-quick: tests lint
-	KPROF_SELFTEST_KERNELS=6.1 PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/host/arch-check tests/vm/selftest tests/vm/kernel-6.1
+	KPROF_SELFTEST_KERNELS=6.1 PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/host/arch-check tests/host/report-check tests/vm/selftest tests/vm/kernel-6.1
 
 lint: checkpatch sparse
 
@@ -182,9 +182,15 @@ sparse:
 demo: user
 	tests/vm/run --kernel 6.1 --no-tests -- tests/vm/demo
 
-# kprof against stock perf, in the 6.1 and 6.12 VMs (tests/out/experiments/).
+# kprof against stock perf in the test-bed VMs: tests/out/experiments/,
+# its report index.html and report.md.  KERNELS picks the kernels (6.1,
+# 6.12, newest, 6.1-rt); the guests run on QEMU's instruction counter
+# (tests/vm/run --icount) unless CLOCK=plain.
+KERNELS ?= 6.1 6.12 newest
+CLOCK ?= icount
 experiment: tests
-	tests/experiments/run-vm
+	tests/experiments/run-vm --kernels "$(KERNELS)" $(if $(filter plain,$(CLOCK)),--plain,\
+		$(if $(filter icount,$(CLOCK)),,$(error CLOCK=$(CLOCK): want icount or plain)))
 
 # Benchmarks that print numbers against their perf peer; no pass/fail.
 bench: tests
