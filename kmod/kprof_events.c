@@ -371,6 +371,38 @@ static void kprof_events_quiesce(void)
  * event_init, a privilege check, kprof_throttle_check_event()) is refused
  * once, before the cpuhp callbacks start creating and rolling back.
  */
+/*
+ * perf_event_open() refuses a frequency above the kernel's
+ * perf_event_max_sample_rate (EINVAL), a sysctl modules cannot read.
+ * perf_event_period() applies the same test to a frequency event, but
+ * the clocks turn their frequency into a period at event_init (attr.freq
+ * cleared), so it asks a disabled dummy software event, which keeps it:
+ * EINVAL exactly where perf_event_open() would say it, at the rate in
+ * force now.  The dummy never counts and is gone before START goes on.
+ */
+static int kprof_events_check_freq(unsigned int cpu)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.freq = 1,
+		.sample_freq = kprof.attr.sample_freq,
+		.disabled = 1,
+	};
+	const struct cred *old = override_creds(kprof.cred);
+	struct perf_event *dummy;
+	int ret;
+
+	dummy = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+	revert_creds(old);
+	if (IS_ERR(dummy))
+		return PTR_ERR(dummy);
+	ret = perf_event_period(dummy, attr.sample_freq);
+	perf_event_release_kernel(dummy);
+	return ret;
+}
+
 static long kprof_events_preflight_fn(void *unused)
 {
 	struct perf_event *event;
@@ -381,6 +413,8 @@ static long kprof_events_preflight_fn(void *unused)
 		return PTR_ERR(event);
 	ret = kprof_throttle_check_event(event, kprof.attr.type);
 	perf_event_release_kernel(event);
+	if (!ret && kprof.attr.freq)
+		ret = kprof_events_check_freq(raw_smp_processor_id());
 	return ret;
 }
 
