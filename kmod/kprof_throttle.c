@@ -143,8 +143,10 @@ static enum kprof_throttle_way kprof_throttle_way(struct perf_event *event)
  * @type: the type kprof asked for (perf_swevent_init() may rewrite
  *	event->attr.type to the clock PMU's dynamic type)
  *
- * Refused: software-context PMUs but the clocks (kprobe, uprobe) and AMD
- * IBS in frequency mode (docs/throttle.md, "Refused events").
+ * Refused: AMD IBS in frequency mode, which a precise hardware event may
+ * be forwarded to (docs/throttle.md, "Refused events"); the PMUs kprof
+ * never samples are refused before any event exists
+ * (kprof_config_validate()).
  *
  * Context: process context (START, or the cpuhp callback creating the event).
  * Return: 0, or -EOPNOTSUPP after logging which event and why.
@@ -152,18 +154,12 @@ static enum kprof_throttle_way kprof_throttle_way(struct perf_event *event)
 int kprof_throttle_check_event(struct perf_event *event, u32 type)
 {
 	const char *name = event->pmu->name ? event->pmu->name : "?";
-	const char *why = NULL;
 
-	if (event->pmu->task_ctx_nr == perf_sw_context &&
-	    type != PERF_TYPE_SOFTWARE)
-		why = "a software-context PMU (kprobe, uprobe): kprof cannot throttle it";
-	else if (kprof_throttle_way(event) == KPROF_THR_IN_OVERFLOW &&
-		 str_has_prefix(name, "ibs_"))
-		why = "AMD IBS undoes kprof's in-overflow stop; use a fixed period (-c)";
-	if (!why)
+	if (kprof_throttle_way(event) != KPROF_THR_IN_OVERFLOW ||
+	    !str_has_prefix(name, "ibs_"))
 		return 0;
-	pr_warn("event type %u config %#llx on PMU '%s' refused: %s\n",
-		type, event->attr.config, name, why);
+	pr_warn_ratelimited("event type %u config %#llx on PMU '%s' refused: AMD IBS undoes kprof's in-overflow stop; use a fixed period (-c)\n",
+			    type, event->attr.config, name);
 	return -EOPNOTSUPP;
 }
 
