@@ -52,8 +52,8 @@ static inline void hot3_tally(char *out, struct hot3_tally *t)
 
 /*
  * The split of hot3's time between its stages, in percent, from the line
- * it prints ("hot3: R rounds, stage seconds A B C", each R times the
- * stage's median per round, so a host stall of the vCPU does not count):
+ * it prints ("hot3: R rounds, stage seconds A B C", summed over the rounds
+ * no host stall of the vCPU stretched: tests/progs/hot3.c):
  * what the samples should follow, whatever the emulator made of the 6:3:1
  * instructions.
  * Returns 0, or -1 when @text holds no such line.

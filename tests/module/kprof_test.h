@@ -68,6 +68,7 @@ struct kp_cpu {
 	__u64 would_recs;
 	/* Records other than SAMPLE the LOST records say did not fit. */
 	__u64 lost_events;
+	__u64 lost_would;		/* of those, WOULD_THROTTLE */
 	__u64 unknown_recs;
 	/*
 	 * Sequence numbers.  An NMI sample can be committed ahead of the
@@ -470,6 +471,7 @@ static inline int kp_account(struct kp_buffers *b, struct kp_cpu *c,
 		c->lost_throttled += l->throttled;
 		c->lost_events += (__u64)l->throttle + l->unthrottle +
 				  l->lowered + l->would;
+		c->lost_would += l->would;
 		return 0;
 	case KPROF_RECORD_THROTTLE:
 	case KPROF_RECORD_UNTHROTTLE:
