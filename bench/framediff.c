@@ -142,7 +142,8 @@ static void compare(const struct sample *a, const struct sample *b)
 			continue;
 		differing++;
 		if (shown++ < 5)
-			fprintf(stderr, "framediff: sample at %s, frame %zu:\n  %s  %s", a->key, i, x, y);
+			fprintf(stderr, "framediff: sample at %s, frame %zu:\n  %s  %s",
+				a->key, i, x, y);
 	}
 }
 

@@ -222,20 +222,22 @@ static void parse_frame(struct pending *p, const char *line)
 	if (!p->valid || !c)
 		return;
 	a = strtoull(c + 1, NULL, 16);
-	if (a == PERF_CONTEXT_KERNEL) {
+	if (a == PERF_CONTEXT_KERNEL)
 		p->ctx = 1;
-	} else if (a == PERF_CONTEXT_USER) {
+	else if (a == PERF_CONTEXT_USER)
 		p->ctx = 2;
-	} else if (a >= PERF_CONTEXT_MAX) {
+	else if (a >= PERF_CONTEXT_MAX)
 		return;
-	} else if (p->ctx == 1 && p->nr_kernel < KPROF_MAX_STACK) {
+	else if (p->ctx == 1 && p->nr_kernel < KPROF_MAX_STACK)
 		p->kips[p->nr_kernel++] = a;
-	} else if (p->ctx == 2 && p->nr_user < KPROF_MAX_STACK) {
+	else if (p->ctx == 2 && p->nr_user < KPROF_MAX_STACK)
 		p->uips[p->nr_user++] = a;
-	}
 }
 
-/* "CPU TIME 0xOFF [0xSIZE]: PERF_RECORD_MMAP2 PID/TID: [0xSTART(0xLEN) @ 0xPGOFF ...]: PROT PATH" */
+/*
+ * "CPU TIME 0xOFF [0xSIZE]: PERF_RECORD_MMAP2 PID/TID:
+ *  [0xSTART(0xLEN) @ 0xPGOFF ...]: PROT PATH", one line
+ */
 static void parse_mmap2(const char *line)
 {
 	const char *s = strstr(line, "PERF_RECORD_MMAP2 "), *path;
@@ -307,7 +309,8 @@ static char *slurp(const char *path, size_t *len)
 int main(int argc, char **argv)
 {
 	const char *kallsyms = "/proc/kallsyms", *outp;
-	static const char meta[] = "event=cpu-clock\ncommand=perf2kpcap (converted from perf.data)\n";
+	static const char meta[] =
+		"event=cpu-clock\ncommand=perf2kpcap (converted from perf.data)\n";
 	struct pending p = { 0 };
 	char *line = NULL, *ks;
 	size_t cap_len = 0, klen;

@@ -17,19 +17,19 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: kprofcat convert --to-perf-data OUT -i CAPTURE [-p PID]\n"
-"       kprofcat convert --to-pprof OUT -i CAPTURE [-p PID]\n"
-"\n"
-"Writes the samples `kprofcat -i CAPTURE` prints in another format:\n"
-"  --to-perf-data OUT  perf.data for perf report / perf script; the capture's\n"
-"                      kernel symbols go to OUT.kallsyms and its DSO symbols\n"
-"                      to OUT.symfs/: perf report -i OUT --kallsyms\n"
-"                      OUT.kallsyms --symfs OUT.symfs names what kprofcat -i\n"
-"                      names, on any machine\n"
-"  --to-pprof OUT      gzipped profile.proto for go tool pprof, Pyroscope, Parca\n"
-"  -i, --input FILE    the capture (kprofcat -o FILE)\n"
-"  -p, --pid PID       keep only samples of process PID\n"
-"  -h, --help          this text\n");
+		"usage: kprofcat convert --to-perf-data OUT -i CAPTURE [-p PID]\n"
+		"       kprofcat convert --to-pprof OUT -i CAPTURE [-p PID]\n"
+		"\n"
+		"Writes the samples `kprofcat -i CAPTURE` prints in another format:\n"
+		"  --to-perf-data OUT  perf.data for perf report / perf script; the capture's\n"
+		"                      kernel symbols go to OUT.kallsyms and its DSO symbols\n"
+		"                      to OUT.symfs/: perf report -i OUT --kallsyms\n"
+		"                      OUT.kallsyms --symfs OUT.symfs names what kprofcat -i\n"
+		"                      names, on any machine\n"
+		"  --to-pprof OUT      gzipped profile.proto for go tool pprof, Pyroscope, Parca\n"
+		"  -i, --input FILE    the capture (kprofcat -o FILE)\n"
+		"  -p, --pid PID       keep only samples of process PID\n"
+		"  -h, --help          this text\n");
 }
 
 enum { OPT_PERF_DATA = 256, OPT_PPROF };

@@ -30,69 +30,69 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: kprofcat [OPTIONS] [DEVICE|FILE] [-- CMD [ARG...]]\n"
-"       kprofcat record|script|report|stat [OPTIONS] ...  (perf's verbs, see below)\n"
-"       kprofcat throttle-sim [OPTIONS]      (see kprofcat throttle-sim --help)\n"
-"       kprofcat convert --to-perf-data|--to-pprof OUT -i FILE  (see kprofcat convert --help)\n"
-"\n"
-"Streams kprof samples from DEVICE (default " DEFAULT_DEVICE ") until Ctrl-C, --duration,\n"
-"or until CMD exits; or reads a capture FILE written with -o.\n"
-"\n"
-"Sampling:\n"
-"  -e, --event EVENT      cpu-clock (default), task-clock, cycles, instructions,\n"
-"                         cache-references, cache-misses, branches, branch-misses,\n"
-"                         ref-cycles, rNNNN (raw, hex), or a PMU as perf spells\n"
-"                         it: NAME// or NAME/config=0x..,config1=..,period=N/\n"
-"                         (NAME from /sys/bus/event_source/devices); EVENT:u or\n"
-"                         EVENT:k samples user or kernel mode only; given once\n"
-"  -F, --freq HZ|max      samples per second per CPU (default %d, or kprof.ko's\n"
-"                         freq= from insmod); above the max rate in force it\n"
-"                         is lowered with a warning, max takes the max\n"
-"      --strict-freq      -F above the max rate is an error instead\n"
-"  -c, --count PERIOD     one sample every PERIOD events (instead of -F)\n"
-"  -g, --call-graph[=caller|callee]\n"
-"                         record kernel and user call chains; with --report,\n"
-"                         print each row's call graph (default caller order)\n"
-"  -C, --cpu LIST         CPUs to sample, e.g. 0,2-3 (default all)\n"
-"  -p, --pid PID          keep only samples of process PID (ends when it does)\n"
-"  -a, --all-cpus         with -- CMD: keep samples of every process\n"
-"      --user-only        exclude kernel mode\n"
-"      --kernel-only      exclude user mode\n"
-"  -m, --buffer-pages N   data pages per CPU buffer (power of two, at most %d)\n"
-"      --watermark BYTES  wake the reader after this many bytes\n"
-"  -d, --duration SEC     stop after SEC seconds\n"
-"  -q, --quiet            no status line, end-of-run line or warnings\n"
-"Throttle knobs (kprof.ko's, system-wide like the perf sysctls: root only):\n"
-"      --max-sample-rate N        like kernel.perf_event_max_sample_rate\n"
-"      --cpu-time-max-percent N   like kernel.perf_cpu_time_max_percent (0..100)\n"
-"      --throttle-semantics S     per-tick limit: ge, gt or shadow\n"
-"Files:\n"
-"  -o, --output FILE      save a capture (records, kallsyms, maps, symbols)\n"
-"  -i, --input FILE       read a capture instead of the device; -C, -p, --tid,\n"
-"                         --comm, --user-only, --kernel-only filter its samples\n"
-"      --tid TID          keep only samples of thread TID\n"
-"      --comm COMM        keep only samples of threads named COMM\n"
-"Output (default: perf script text):\n"
-"      --folded           folded stacks, comm;root;...;leaf COUNT\n"
-"      --flamegraph FILE  an interactive SVG flame graph in FILE (- for stdout):\n"
-"                         hover for a frame's share, click to zoom, Search or\n"
-"                         Ctrl-F to highlight; self-contained, opens offline\n"
-"      --weight=period    with --folded or --flamegraph: count periods, not samples\n"
-"      --report           perf report --stdio: Children/Self by period, Command,\n"
-"                         Shared Object, [k]/[.] Symbol; lost and throttle totals\n"
-"      --sort KEYS        with --report: comm,dso,sym (default) or a part of it\n"
-"      --percent-limit P  with --report: leave out rows under P%%\n"
-"      --no-children      with --report: Self only (perf's --no-children)\n"
-"  -n, --show-nr-samples  with --report: a Samples column\n"
-"      --dso NAME         with --report: only samples whose leaf is in DSO NAME\n"
-"      --stats            per-CPU counters; --json for JSON\n"
-"      --no-demangle      print C++ symbols as mangled in the ELF file\n"
-"  -h, --help             this text\n"
-"      --version          print kprofcat's version (the project's, as modinfo kprof.ko)\n"
-"perf's verbs:\n"
-"  record                 kprofcat -o " DEFAULT_CAPTURE " (unless -o is given)\n"
-"  script, report, stat   kprofcat, --report, --stats; without -i, FILE, DEVICE\n"
-"                         or -- CMD they read " DEFAULT_CAPTURE "\n",
+		"usage: kprofcat [OPTIONS] [DEVICE|FILE] [-- CMD [ARG...]]\n"
+		"       kprofcat record|script|report|stat [OPTIONS] ...  (perf's verbs, see below)\n"
+		"       kprofcat throttle-sim [OPTIONS]      (see kprofcat throttle-sim --help)\n"
+		"       kprofcat convert --to-perf-data|--to-pprof OUT -i FILE  (see kprofcat convert --help)\n"
+		"\n"
+		"Streams kprof samples from DEVICE (default " DEFAULT_DEVICE ") until Ctrl-C, --duration,\n"
+		"or until CMD exits; or reads a capture FILE written with -o.\n"
+		"\n"
+		"Sampling:\n"
+		"  -e, --event EVENT      cpu-clock (default), task-clock, cycles, instructions,\n"
+		"                         cache-references, cache-misses, branches, branch-misses,\n"
+		"                         ref-cycles, rNNNN (raw, hex), or a PMU as perf spells\n"
+		"                         it: NAME// or NAME/config=0x..,config1=..,period=N/\n"
+		"                         (NAME from /sys/bus/event_source/devices); EVENT:u or\n"
+		"                         EVENT:k samples user or kernel mode only; given once\n"
+		"  -F, --freq HZ|max      samples per second per CPU (default %d, or kprof.ko's\n"
+		"                         freq= from insmod); above the max rate in force it\n"
+		"                         is lowered with a warning, max takes the max\n"
+		"      --strict-freq      -F above the max rate is an error instead\n"
+		"  -c, --count PERIOD     one sample every PERIOD events (instead of -F)\n"
+		"  -g, --call-graph[=caller|callee]\n"
+		"                         record kernel and user call chains; with --report,\n"
+		"                         print each row's call graph (default caller order)\n"
+		"  -C, --cpu LIST         CPUs to sample, e.g. 0,2-3 (default all)\n"
+		"  -p, --pid PID          keep only samples of process PID (ends when it does)\n"
+		"  -a, --all-cpus         with -- CMD: keep samples of every process\n"
+		"      --user-only        exclude kernel mode\n"
+		"      --kernel-only      exclude user mode\n"
+		"  -m, --buffer-pages N   data pages per CPU buffer (power of two, at most %d)\n"
+		"      --watermark BYTES  wake the reader after this many bytes\n"
+		"  -d, --duration SEC     stop after SEC seconds\n"
+		"  -q, --quiet            no status line, end-of-run line or warnings\n"
+		"Throttle knobs (kprof.ko's, system-wide like the perf sysctls: root only):\n"
+		"      --max-sample-rate N        like kernel.perf_event_max_sample_rate\n"
+		"      --cpu-time-max-percent N   like kernel.perf_cpu_time_max_percent (0..100)\n"
+		"      --throttle-semantics S     per-tick limit: ge, gt or shadow\n"
+		"Files:\n"
+		"  -o, --output FILE      save a capture (records, kallsyms, maps, symbols)\n"
+		"  -i, --input FILE       read a capture instead of the device; -C, -p, --tid,\n"
+		"                         --comm, --user-only, --kernel-only filter its samples\n"
+		"      --tid TID          keep only samples of thread TID\n"
+		"      --comm COMM        keep only samples of threads named COMM\n"
+		"Output (default: perf script text):\n"
+		"      --folded           folded stacks, comm;root;...;leaf COUNT\n"
+		"      --flamegraph FILE  an interactive SVG flame graph in FILE (- for stdout):\n"
+		"                         hover for a frame's share, click to zoom, Search or\n"
+		"                         Ctrl-F to highlight; self-contained, opens offline\n"
+		"      --weight=period    with --folded or --flamegraph: count periods, not samples\n"
+		"      --report           perf report --stdio: Children/Self by period, Command,\n"
+		"                         Shared Object, [k]/[.] Symbol; lost and throttle totals\n"
+		"      --sort KEYS        with --report: comm,dso,sym (default) or a part of it\n"
+		"      --percent-limit P  with --report: leave out rows under P%%\n"
+		"      --no-children      with --report: Self only (perf's --no-children)\n"
+		"  -n, --show-nr-samples  with --report: a Samples column\n"
+		"      --dso NAME         with --report: only samples whose leaf is in DSO NAME\n"
+		"      --stats            per-CPU counters; --json for JSON\n"
+		"      --no-demangle      print C++ symbols as mangled in the ELF file\n"
+		"  -h, --help             this text\n"
+		"      --version          print kprofcat's version (the project's, as modinfo kprof.ko)\n"
+		"perf's verbs:\n"
+		"  record                 kprofcat -o " DEFAULT_CAPTURE " (unless -o is given)\n"
+		"  script, report, stat   kprofcat, --report, --stats; without -i, FILE, DEVICE\n"
+		"                         or -- CMD they read " DEFAULT_CAPTURE "\n",
 		DEFAULT_FREQ, KPROF_MAX_BUFFER_PAGES);
 }
 
@@ -132,7 +132,14 @@ static const struct option long_opts[] = {
 	{ "max-sample-rate", required_argument, NULL, OPT_MAX_RATE },
 	{ "cpu-time-max-percent", required_argument, NULL, OPT_MAX_PERCENT },
 	{ "throttle-semantics", required_argument, NULL, OPT_SEMANTICS },
-	CLI_READ_LONG_OPTS,
+	/* The reading options (cli_read__option()). */
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "dso", required_argument, NULL, OPT_DSO },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+	{ "show-nr-samples", no_argument, NULL, 'n' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -631,7 +638,8 @@ int profile_main(int argc, char **argv, const struct verb *vb)
 	if (prof_split_cmd(&p))
 		return 2;
 	optind = 1;
-	while ((opt = getopt_long(p.argc, argv, "e:F:c:gC:p:ad:o:i:hnm:q", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(p.argc, argv, "e:F:c:gC:p:ad:o:i:hnm:q", long_opts,
+				  NULL)) != -1) {
 		ret = prof_option(&p, opt, optarg);
 		if (ret != OPT_OK)
 			return ret == OPT_EXIT ? 0 : 2;

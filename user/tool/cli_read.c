@@ -42,8 +42,10 @@ int cli_read__option(int opt, const char *arg, struct read_opts *r)
 	case OPT_PERCENT_LIMIT:
 		r->report_opt = "--percent-limit";
 		r->ro.percent_limit = strtod(arg, &end);
-		if (end == arg || *end || !(r->ro.percent_limit >= 0) || r->ro.percent_limit > 100) {
-			p_err("bad value '%s' for --percent-limit: want a percentage from 0 to 100", arg);
+		if (end == arg || *end || !(r->ro.percent_limit >= 0) ||
+		    r->ro.percent_limit > 100) {
+			p_err("bad value '%s' for --percent-limit: want a percentage from 0 to 100",
+			      arg);
 			return -1;
 		}
 		return 0;

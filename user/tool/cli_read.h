@@ -34,19 +34,14 @@ struct read_opts {
 	const char *record_opt;	/* an option only recording uses */
 };
 
+/*
+ * The reading options' codes in builtin-profile.c's getopt_long table:
+ * --tid, --comm, --dso, --sort, --percent-limit, --no-children, and 'n'
+ * (--show-nr-samples) in its short options.
+ */
 enum {
 	OPT_TID = 512, OPT_COMM, OPT_DSO, OPT_SORT, OPT_PERCENT_LIMIT, OPT_NO_CHILDREN,
 };
-
-/* For builtin-profile.c's getopt_long table (and 'n' in its short options). */
-#define CLI_READ_LONG_OPTS \
-	{ "tid", required_argument, NULL, OPT_TID }, \
-	{ "comm", required_argument, NULL, OPT_COMM }, \
-	{ "dso", required_argument, NULL, OPT_DSO }, \
-	{ "sort", required_argument, NULL, OPT_SORT }, \
-	{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT }, \
-	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN }, \
-	{ "show-nr-samples", no_argument, NULL, 'n' }
 
 /* One of the options above into R; -1 after a message (unknown: usage hint). */
 int cli_read__option(int opt, const char *arg, struct read_opts *r);

@@ -74,7 +74,8 @@ static int write_meta(struct capture_writer *w, const struct record_opts *o,
 		     o->event, (unsigned long long)o->cfg.sample,
 		     !!(o->cfg.flags & KPROF_CFG_FREQ), u.nodename, u.release,
 		     o->cmd ? o->cmd[0] : "", nr_cpus, fl);
-	return capture__write(w, KPCAP_META, 0, meta, n < (int)sizeof(meta) ? n : (int)sizeof(meta) - 1);
+	return capture__write(w, KPCAP_META, 0, meta,
+			      n < (int)sizeof(meta) ? n : (int)sizeof(meta) - 1);
 }
 
 /*
@@ -323,7 +324,7 @@ static int live_setup(struct live *l)
 			return -1;
 	}
 	if (o->cmd) {
-		l->child = spawn_held(o->cmd, o->out != NULL, &l->go, &l->exec_err);
+		l->child = spawn_held(o->cmd, !!o->out, &l->go, &l->exec_err);
 		if (l->child < 0)
 			return -1;
 	}
@@ -433,7 +434,9 @@ static int live_loop(struct live *l)
 {
 	int ret;
 
-	l->t0 = l->last_status = l->last_drain = now();
+	l->t0 = now();
+	l->last_status = l->t0;
+	l->last_drain = l->t0;
 	while (!stop_requested) {
 		if (live_done(l))
 			break;
@@ -617,7 +620,8 @@ int record__live(struct record_opts *o)
 	l.d = kdev__open(o->device);
 	if (!l.d)
 		return 1;
-	l.t0 = l.last_status = now();
+	l.t0 = now();
+	l.last_status = l.t0;
 	if (!live_setup(&l))
 		status = live_run(&l);
 	live_free(&l);

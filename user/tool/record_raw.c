@@ -17,7 +17,6 @@
 #define RAW_IDLE_SLEEP	0.005
 #define RAW_MAX_SLEEP	0.01
 
-
 int record_raw__record(void *ctx, unsigned int cpu, const void *rec, size_t len)
 {
 	struct raw *r = ctx;
@@ -84,7 +83,8 @@ static int replay_records(struct session *s, unsigned int cpu, const unsigned ch
 
 		if (len - pos < sizeof(*h) || h->size < sizeof(*h) || h->size % 8 ||
 		    h->size > len - pos) {
-			p_err("capture: CPU %u record at offset %zu has an impossible size", cpu, pos);
+			p_err("capture: CPU %u record at offset %zu has an impossible size",
+			      cpu, pos);
 			return -EBADMSG;
 		}
 		ret = session__record(s, cpu, h, h->size);

@@ -4,9 +4,10 @@
  * band available).  The live loop copies each record from its ring into
  * the capture's section buffer as the kernel wrote it: no decoding,
  * reordering, filtering, symbolizing or /proc reads per sample.  The
- * process filter goes into META and -i applies it.  After the stop, one pass over the records written looks up
- * every sampled user frame, so the DSO symbol sections cover what samples
- * hit (perf record's build-id pass does the same).
+ * process filter goes into META and -i applies it.  After the stop, one
+ * pass over the records written looks up every sampled user frame, so the
+ * DSO symbol sections cover what samples hit (perf record's build-id pass
+ * does the same).
  *
  * Pacing: kprof's poll() reports a buffer once it holds its watermark
  * (half of it by default), which leaves only the other half for the

@@ -27,7 +27,6 @@ int runlimits__set_knobs(const struct record_opts *o)
 	return 0;
 }
 
-
 /*
  * -F above the highest rate accepted now: perf record's rules
  * (record_opts__config_freq()): a default frequency is lowered with a
@@ -74,7 +73,7 @@ int runlimits__fit_freq(struct kdev *d, struct record_opts *o)
  * controller lowered it).
  */
 void runlimits__end_of_run(const struct record_opts *o, const struct out_summary *sum,
-		       uint64_t samples, unsigned long long bytes)
+			   uint64_t samples, unsigned long long bytes)
 {
 	struct out_kernel_totals t;
 	char lost[256] = "", rate[160] = "";

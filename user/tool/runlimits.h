@@ -18,6 +18,6 @@ int runlimits__set_knobs(const struct record_opts *o);
 int runlimits__fit_freq(struct kdev *d, struct record_opts *o);
 /* The end-of-run line on stderr: SAMPLES out, BYTES of records read. */
 void runlimits__end_of_run(const struct record_opts *o, const struct out_summary *sum,
-			uint64_t samples, unsigned long long bytes);
+			   uint64_t samples, unsigned long long bytes);
 
 #endif

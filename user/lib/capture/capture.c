@@ -186,7 +186,8 @@ int capture__check(const char *path)
 		return -err;
 	}
 	if (n == 0) {
-		p_err("%s is empty, not a kprofcat capture (did its recording write nothing?)", path);
+		p_err("%s is empty, not a kprofcat capture (did its recording write nothing?)",
+		      path);
 		return -EINVAL;
 	}
 	if (n != sizeof(magic) || memcmp(magic, KPCAP_MAGIC, sizeof(magic))) {
@@ -248,7 +249,8 @@ struct capture_reader *capture__open(const char *path)
 		      h.header_size);
 		goto fail;
 	}
-	r->start = r->pos = h.header_size;
+	r->pos = h.header_size;
+	r->start = r->pos;
 	memcpy(r->writer, h.writer, sizeof(h.writer));
 	return r;
 fail_fd:

@@ -50,7 +50,7 @@ static const char *check_sample(const struct capture_check *c, unsigned int cpu,
 		snprintf(why, n, "pid %u / tid %u beyond PID_MAX_LIMIT", s->pid, s->tid);
 		return why;
 	}
-	if (memchr(s->comm, '\0', sizeof(s->comm)) == NULL)
+	if (!memchr(s->comm, '\0', sizeof(s->comm)))
 		return "comm not NUL-terminated";
 	/* Any tick is valid: the kernel's tick count for PMU events. */
 	if (s->header.misc & ~SAMPLE_MISC)

@@ -227,7 +227,8 @@ static int parse_pmu_event(struct kprof_config *c, const char *name, const char 
 	memcpy(pmu, name, len);
 	pmu[len] = '\0';
 	if (!pmu_read(pmu, "type", buf, sizeof(buf))) {
-		p_err("unknown PMU '%s' in event '%s': no %s" PMU_DIR "/%s/type (is its driver loaded? 'ls %s" PMU_DIR "' lists the PMUs)",
+		p_err("unknown PMU '%s' in event '%s': no %s" PMU_DIR "/%s/type "
+		      "(is its driver loaded? 'ls %s" PMU_DIR "' lists the PMUs)",
 		      pmu, name, sysfs_root, pmu, sysfs_root);
 		return -ENOENT;
 	}
@@ -238,7 +239,9 @@ static int parse_pmu_event(struct kprof_config *c, const char *name, const char 
 		return -EINVAL;
 	}
 	c->type = type;
-	c->config = c->config1 = c->config2 = 0;
+	c->config = 0;
+	c->config1 = 0;
+	c->config2 = 0;
 
 	terms = strndup(slash + 1, close - slash - 1);
 	if (!terms) {
@@ -265,11 +268,11 @@ static int parse_modifiers(struct kprof_config *c, const char *name, const char 
 	if (!colon || strchr(colon, '/'))
 		return 0;
 	for (m = colon + 1; *m; m++) {
-		if (*m == 'u')
+		if (*m == 'u') {
 			u = 1;
-		else if (*m == 'k')
+		} else if (*m == 'k') {
 			k = 1;
-		else {
+		} else {
 			p_err("bad modifier '%s' in event '%s': kprof takes :u (user only) and :k (kernel only)",
 			      colon + 1, name);
 			return -EINVAL;
@@ -301,7 +304,8 @@ int config__parse_event(struct kprof_config *c, const char *event, int *sample_g
 	slash = strchr(name, '/');
 	if (slash)
 		return parse_pmu_event(c, name, slash, sample_given);
-	c->config1 = c->config2 = 0;
+	c->config1 = 0;
+	c->config2 = 0;
 	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
 		if (!strcmp(name, events[i].name)) {
 			c->type = events[i].type;
@@ -323,6 +327,7 @@ int config__parse_event(struct kprof_config *c, const char *event, int *sample_g
 	      name);
 	return -EINVAL;
 }
+
 int config__parse_cpus(struct kprof_config *c, const char *list)
 {
 	const char *p = list;

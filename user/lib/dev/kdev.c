@@ -59,8 +59,10 @@ struct kdev *kdev__open(const char *path)
 		      path, version, KPROF_ABI_VERSION);
 		goto fail;
 	}
-	/* A newer module is fine if its control pages say it is compatible
-	 * with us: checked for every CPU when mapping (ring__new). */
+	/*
+	 * A newer module is fine if its control pages say it is compatible
+	 * with us: checked for every CPU when mapping (ring__new).
+	 */
 	return d;
 fail:
 	kdev__close(d);

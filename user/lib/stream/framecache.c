@@ -157,7 +157,8 @@ static int sym_id(struct framecache *c, const char *sym, const char *dso, int ke
 
 			if (!k->used)
 				continue;
-			i = mix((uintptr_t)k->sym ^ mix((uintptr_t)k->dso + k->kernel)) & (ncap - 1);
+			i = mix((uintptr_t)k->sym ^ mix((uintptr_t)k->dso + k->kernel)) &
+			    (ncap - 1);
 			while (nk[i].used)
 				i = (i + 1) & (ncap - 1);
 			nk[i] = *k;

@@ -263,8 +263,10 @@ int merge__flush(struct merge *m, int all, merge_fn fn, void *ctx)
 			struct fifo *f = &m->fifos[cpu];
 
 			f->head += ITEM_SIZE(it->len);
-			if (!--f->nr)
-				f->head = f->tail = 0;
+			if (!--f->nr) {
+				f->tail = 0;
+				f->head = 0;
+			}
 		}
 		if (ret)
 			break;

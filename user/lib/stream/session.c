@@ -73,7 +73,7 @@ void session__free(struct session *s)
 
 static int in_tree(struct session *s, uint32_t pid)
 {
-	return pidmap__get(s->tree, pid, 0) != NULL;
+	return !!pidmap__get(s->tree, pid, 0);
 }
 
 int session__pev(void *ctx, const struct pev *e)
@@ -214,8 +214,11 @@ static int build_frames(struct session *s, const struct kp_record *r,
 	if (ret < 0)
 		return ret;
 	/* Not kept: without memory for it, the frames in F do. */
-	if (!unstable && (cached = framecache__stack_add(s->fc, key, 2 + nips, f, n)))
-		*out = cached;
+	if (!unstable) {
+		cached = framecache__stack_add(s->fc, key, 2 + nips, f, n);
+		if (cached)
+			*out = cached;
+	}
 	return 0;
 }
 

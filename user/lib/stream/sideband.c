@@ -114,7 +114,8 @@ struct sideband *sideband__open(int pid)
 fail:
 	p_warn("no side-band process history (perf_event_open: %s%s): processes that exit before kprofcat reads their /proc/PID/maps will show [unknown] frames",
 	       err ? strerror(err) : "out of memory",
-	       err == EACCES || err == EPERM ? "; lower kernel.perf_event_paranoid or run as root" : "");
+	       err == EACCES || err == EPERM ?
+	       "; lower kernel.perf_event_paranoid or run as root" : "");
 	sideband__close(sb);
 	return NULL;
 }

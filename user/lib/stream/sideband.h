@@ -20,8 +20,9 @@ struct sideband;
 typedef int (*pev_fn)(void *ctx, const struct pev *e);
 
 /*
- * Follow PID and its descendants (inherit), or every process (PID -1).  NULL, after one warning naming the cause, when
- * perf_event_open() is refused: callers fall back to /proc snapshots.
+ * Follow PID and its descendants (inherit), or every process (PID -1).
+ * NULL, after one warning naming the cause, when perf_event_open() is
+ * refused: callers fall back to /proc snapshots.
  */
 struct sideband *sideband__open(int pid);
 void sideband__close(struct sideband *sb);

@@ -79,7 +79,10 @@ static void dso_clear(struct dso *d)
 	d->raw = NULL;
 	d->names = NULL;
 	d->tab = NULL;
-	d->nraw = d->raw_cap = d->names_len = d->names_cap = 0;
+	d->nraw = 0;
+	d->raw_cap = 0;
+	d->names_len = 0;
+	d->names_cap = 0;
 }
 
 void dso__free(struct dso *d)
@@ -244,7 +247,8 @@ static int elfsrc_open_vdso(struct elfsrc *s)
 	f = fopen("/proc/self/maps", "r");
 	if (!f)
 		return -errno;
-	start = end = 0;
+	start = 0;
+	end = 0;
 	while (fgets(line, sizeof(line), f))
 		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &end) == 2)
 			break;
@@ -343,6 +347,7 @@ static int candidate(const struct dso *d, int i, char *out, size_t len)
 	}
 	return -1;
 }
+
 #define NR_CANDIDATES	5
 
 /* The PT_LOAD holding VADDR (elf_read_program_header()). */
@@ -567,7 +572,9 @@ static int dso_build(struct dso *d, int demangle)
 
 			if (r->batch != batch)
 				continue;
-			if (demangle && (dem = demangle__cxx(raw)))
+			if (demangle)
+				dem = demangle__cxx(raw);
+			if (dem)
 				name = dem;
 			if (batch == BATCH_PLT && asprintf(&plt, "%s@plt", name) > 0)
 				name = plt;
@@ -575,9 +582,12 @@ static int dso_build(struct dso *d, int demangle)
 			free(dem);
 			free(plt);
 		}
-		if (!ret && (ret = symtab__commit(d->tab)) > 0 && batch != BATCH_PLT) {
-			symtab__fixup_end(d->tab, 0);
-			symtab__fixup_duplicate(d->tab);
+		if (!ret) {
+			ret = symtab__commit(d->tab);
+			if (ret > 0 && batch != BATCH_PLT) {
+				symtab__fixup_end(d->tab, 0);
+				symtab__fixup_duplicate(d->tab);
+			}
 		}
 		ret = ret < 0 ? ret : 0;
 	}
@@ -753,8 +763,10 @@ int dso__load_blob(struct dso *d, const void *blob, size_t len)
 		return -ENOMEM;
 	memcpy(d->raw, p + pos, (size_t)b.nraw * sizeof(struct rawsym));
 	memcpy(d->names, p + pos + (size_t)b.nraw * sizeof(struct rawsym), b.names_len);
-	d->nraw = d->raw_cap = b.nraw;
-	d->names_len = d->names_cap = b.names_len;
+	d->raw_cap = b.nraw;
+	d->nraw = d->raw_cap;
+	d->names_cap = b.names_len;
+	d->names_len = d->names_cap;
 	d->state = b.state;
 	return 0;
 }

@@ -43,8 +43,9 @@ static unsigned long long parse_hex(const char *s, const char *limit, const char
 	unsigned long long v = 0;
 
 	for (; s < limit; s++) {
+		int lc = *s | 0x20;
 		unsigned int d = *s >= '0' && *s <= '9' ? *s - '0' :
-				 (*s | 0x20) >= 'a' && (*s | 0x20) <= 'f' ? (*s | 0x20) - 'a' + 10 : 16;
+				 lc >= 'a' && lc <= 'f' ? lc - 'a' + 10 : 16;
 
 		if (d > 15)
 			break;

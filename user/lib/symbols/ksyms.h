@@ -13,8 +13,10 @@ struct ksyms;
 
 /* Parse kallsyms text (copied).  NULL on -ENOMEM only. */
 struct ksyms *ksyms__new(const char *text, size_t len);
-/* Read PATH (normally /proc/kallsyms); warns, as perf does, when
- * kptr_restrict hides the addresses.  NULL with a message on failure. */
+/*
+ * Read PATH (normally /proc/kallsyms); warns, as perf does, when
+ * kptr_restrict hides the addresses.  NULL with a message on failure.
+ */
 struct ksyms *ksyms__load(const char *path);
 void ksyms__free(struct ksyms *k);
 

@@ -139,7 +139,7 @@ static struct proc *proc_find(struct usyms *u, uint32_t pid, int create)
 
 int usyms__has_pid(const struct usyms *u, uint32_t pid)
 {
-	return proc_find((struct usyms *)u, pid, 0) != NULL;
+	return !!proc_find((struct usyms *)u, pid, 0);
 }
 
 uint32_t usyms__generation(const struct usyms *u, uint32_t pid)

@@ -69,7 +69,8 @@ int usyms__parse_maps(uint32_t pid, uint64_t time, char *text,
 
 /*
  * DSO symbol snapshots, for captures: every DSO looked up so far, as
- * self-contained blobs (path, build-id, raw symbols: dso.h), and back.  A DSO loaded from a blob is never read from the filesystem.
+ * self-contained blobs (path, build-id, raw symbols: dso.h), and back.  A
+ * DSO loaded from a blob is never read from the filesystem.
  */
 int usyms__save_dsos(struct usyms *u,
 		     int (*write)(void *ctx, const void *blob, size_t len), void *ctx);

@@ -88,7 +88,7 @@ static void write_pev(struct perf_out *p, const struct pev *e)
 			misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
 		}
 		perf_out__record(p, PERF_RECORD_MMAP2, misc, &mm, sizeof(mm),
-			   e->path && *e->path ? e->path : "//anon", 8, &id);
+				 e->path && *e->path ? e->path : "//anon", 8, &id);
 	} else if (e->type == PEV_FORK) {
 		struct { uint32_t pid, ppid, tid, ptid; uint64_t time; } fk = {
 			.pid = e->pid, .ppid = e->ppid, .tid = e->pid, .ptid = e->ppid,

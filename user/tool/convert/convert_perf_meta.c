@@ -117,7 +117,8 @@ int perf_out__kernel_maps(struct perf_out *p)
 	char name[96];
 
 	if (!in->kallsyms) {
-		p_warn("capture %s has no kallsyms: kernel frames stay [unknown] in perf", in->path);
+		p_warn("capture %s has no kallsyms: kernel frames stay [unknown] in perf",
+		       in->path);
 		return 0;
 	}
 	m = kallsyms_maps(in->kallsyms, in->kallsyms_len, &nr);
@@ -141,7 +142,7 @@ int perf_out__kernel_maps(struct perf_out *p)
 		else
 			snprintf(name, sizeof(name), "[kernel.kallsyms]_text");
 		perf_out__record(p, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, &mm, sizeof(mm),
-			   name, 8, &id);
+				 name, 8, &id);
 	}
 	free(m);
 	return -p->err;
@@ -149,7 +150,7 @@ int perf_out__kernel_maps(struct perf_out *p)
 
 static void put_string(struct perf_out *p, const char *s)
 {
-	uint32_t len = ALIGN_UP(strlen(s) + 1, NAME_ALIGN);
+	uint32_t len = align_up(strlen(s) + 1, NAME_ALIGN);
 
 	perf_out__put(p, &len, sizeof(len));
 	perf_out__put(p, s, strlen(s));
@@ -181,7 +182,7 @@ static void feat_build_ids(struct perf_out *p)
 		}
 		if (s->a++)
 			continue;
-		len = ALIGN_UP(strlen(e->path) + 1, NAME_ALIGN);
+		len = align_up(strlen(e->path) + 1, NAME_ALIGN);
 		b.header.misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_BUILD_ID_SIZE;
 		b.header.size = sizeof(b) + len;
 		memcpy(b.data, e->build_id, e->bid_len);
@@ -219,7 +220,8 @@ static void feat_write(struct perf_out *p, int feat, int nr, char **cmdline)
 		put_string(p, "x86_64");
 		break;
 	case FEAT_NRCPUS:
-		u[0] = u[1] = in->nr_cpus > p->max_cpu + 1 ? in->nr_cpus : p->max_cpu + 1;
+		u[1] = in->nr_cpus > p->max_cpu + 1 ? in->nr_cpus : p->max_cpu + 1;
+		u[0] = u[1];
 		perf_out__put(p, u, sizeof(u));
 		break;
 	case FEAT_CMDLINE:
@@ -245,6 +247,7 @@ static const int features[] = {
 	FEAT_BUILD_ID, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH,
 	FEAT_NRCPUS, FEAT_CMDLINE, FEAT_EVENT_DESC,
 };
+
 #define NR_FEATURES	(sizeof(features) / sizeof(features[0]))
 
 void perf_out__features(struct perf_out *p, struct file_header *h, int nr, char **cmdline)

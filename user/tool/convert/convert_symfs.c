@@ -168,9 +168,11 @@ static unsigned char *build_elf(const struct dso_view *v, size_t *out_len)
 	for (pass = 0, k = 1; pass < 2; pass++) {
 		for (i = 0; i < v->b.nr; i++) {
 			struct dso_blob_sym s;
+			int local;
 
 			dso__blob_sym(&v->b, i, &s);
-			if ((s.binding == STB_LOCAL) != !pass)
+			local = s.binding == STB_LOCAL;
+			if (local != !pass)
 				continue;
 			sym[k].st_name = v->name[i];
 			sym[k].st_info = ELF64_ST_INFO(s.binding, STT_FUNC);

@@ -28,11 +28,11 @@ void perf_out__zeros(struct perf_out *p, size_t len)
 }
 
 void perf_out__record(struct perf_out *p, uint32_t type, uint16_t misc,
-		       const void *body, size_t blen, const char *str, size_t str_align,
+		      const void *body, size_t blen, const char *str, size_t str_align,
 		       const struct sample_id *id)
 {
 	struct perf_event_header h = { .type = type, .misc = misc };
-	size_t slen = str ? ALIGN_UP(strlen(str) + 1, str_align) : 0;
+	size_t slen = str ? align_up(strlen(str) + 1, str_align) : 0;
 
 	h.size = sizeof(h) + blen + slen + (id ? sizeof(*id) : 0);
 	perf_out__put(p, &h, sizeof(h));

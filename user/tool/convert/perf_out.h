@@ -20,7 +20,12 @@
 #define PERF_MAGIC2	0x32454c4946524550ULL	/* "PERFILE2" */
 #define NAME_ALIGN	64
 #define HOST_PID	((uint32_t)-1)
-#define ALIGN_UP(x, a)	(((x) + (a) - 1) & ~(uint64_t)((a) - 1))
+
+/* @x rounded up to a multiple of @a, a power of two. */
+static inline uint64_t align_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
 
 enum {
 	FEAT_BUILD_ID = 2, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION,
@@ -49,7 +54,6 @@ struct sample_id {
 	uint64_t time;
 	uint32_t cpu, res;
 };
-
 
 struct perf_out {
 	struct output o;	/* first: record__replay drives it */

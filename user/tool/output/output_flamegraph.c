@@ -143,7 +143,9 @@ static int build_tree(struct tree *t, struct fstack **v, size_t nr)
 		     v[i]->tok[same] == v[i - 1]->tok[same]; same++)
 			;
 		for (j = same; j < v[i]->n; j++) {
-			t->n[t->nr] = (struct fnode){ .tok = v[i]->tok[j], .depth = j + 1, .x = cum };
+			t->n[t->nr] = (struct fnode){
+				.tok = v[i]->tok[j], .depth = j + 1, .x = cum,
+			};
 			path[j + 1] = t->nr++;
 		}
 		for (j = 0; j <= v[i]->n; j++)
@@ -282,7 +284,8 @@ static void write_frame(struct flame *fl, const struct tree *t, const struct fno
 		(unsigned long long)nd->x, (unsigned long long)nd->v, nd->depth);
 	xml_text(f, name, (size_t)-1);
 	if (fl->st.weight_period)
-		fprintf(f, " (period %llu, %.2f%%)", (unsigned long long)nd->v, 100.0 * nd->v / total);
+		fprintf(f, " (period %llu, %.2f%%)", (unsigned long long)nd->v,
+			100.0 * nd->v / total);
 	else
 		fprintf(f, " (%llu sample%s, %.2f%%)", (unsigned long long)nd->v,
 			nd->v == 1 ? "" : "s", 100.0 * nd->v / total);
@@ -329,7 +332,8 @@ static void write_head(struct flame *fl, const struct tree *t)
 		"<text id=\"search\" class=\"btn\" x=\"%u\" y=\"24\">Search</text>\n"
 		"<text id=\"details\" x=\"%u\" y=\"%u\"> </text>\n"
 		"<text id=\"matched\" x=\"%u\" y=\"%u\"> </text>\n",
-		FLAME_PAD, FLAME_WIDTH - FLAME_PAD, FLAME_PAD, h - 12, FLAME_WIDTH - FLAME_PAD, h - 12);
+		FLAME_PAD, FLAME_WIDTH - FLAME_PAD, FLAME_PAD, h - 12,
+		FLAME_WIDTH - FLAME_PAD, h - 12);
 }
 
 static void write_svg(struct flame *fl, const struct tree *t)

@@ -10,7 +10,10 @@
 
 #include "lib/stream/output.h"
 
-/* Frames narrower than this (in px of the full graph) are left out, as flamegraph.pl's --minwidth. */
+/*
+ * Frames narrower than this (in px of the full graph) are left out, as
+ * flamegraph.pl's --minwidth.
+ */
 #define FLAME_MIN_WIDTH		0.1
 /* The graph's width in px, the frames' within it (a margin on each side). */
 #define FLAME_WIDTH		1200

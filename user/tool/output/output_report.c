@@ -71,7 +71,8 @@ int output_report__parse_sort(const char *sort, struct report_opts *ro)
 	ro->nr_keys = n;
 	return 0;
 bad:
-	p_err("bad --sort '%s': use comm, dso and sym, comma-separated (default comm,dso,sym)", sort);
+	p_err("bad --sort '%s': use comm, dso and sym, comma-separated (default comm,dso,sym)",
+	      sort);
 	return -1;
 }
 

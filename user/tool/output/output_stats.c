@@ -6,6 +6,7 @@
  * object: {"cpus":[{"cpu":N,"samples":...},...],"total":{...},
  * "reader":{...}}.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,26 +19,41 @@ struct stats {
 	int json;
 };
 
-#define COUNTERS(X)							\
-	X(overflows) X(samples) X(lost_full) X(lost_nested)		\
-	X(lost_stopped) X(lost_throttled) X(lost_records) X(throttles)	\
-	X(kernel_throttles) X(unthrottles) X(lowerings) X(handler_ns)	\
-	X(nmi_samples) X(would_throttles) X(own_throttles) X(lost_events)
+/* The __u64 fields of struct kprof_counters, in the order JSON lists them. */
+#define COUNTER(field)	{ #field, offsetof(struct kprof_counters, field) }
+static const struct counter_field {
+	const char *name;
+	size_t offset;
+} counter_fields[] = {
+	COUNTER(overflows), COUNTER(samples), COUNTER(lost_full), COUNTER(lost_nested),
+	COUNTER(lost_stopped), COUNTER(lost_throttled), COUNTER(lost_records),
+	COUNTER(throttles), COUNTER(kernel_throttles), COUNTER(unthrottles),
+	COUNTER(lowerings), COUNTER(handler_ns), COUNTER(nmi_samples),
+	COUNTER(would_throttles), COUNTER(own_throttles), COUNTER(lost_events),
+};
+
+#define NR_COUNTER_FIELDS	(sizeof(counter_fields) / sizeof(counter_fields[0]))
+
+static __u64 counter_get(const struct kprof_counters *c, size_t i)
+{
+	return *(const __u64 *)((const char *)c + counter_fields[i].offset);
+}
 
 static void sum_counters(struct kprof_counters *t, const struct kprof_counters *c)
 {
-#define ADD(n) t->n += c->n;
-	COUNTERS(ADD)
-#undef ADD
+	size_t i;
+
+	for (i = 0; i < NR_COUNTER_FIELDS; i++)
+		*(__u64 *)((char *)t + counter_fields[i].offset) += counter_get(c, i);
 }
 
 static void json_counters(FILE *f, const struct kprof_counters *c)
 {
-	const char *sep = "";
+	size_t i;
 
-#define J(n) fprintf(f, "%s\"" #n "\":%llu", sep, (unsigned long long)c->n); sep = ",";
-	COUNTERS(J)
-#undef J
+	for (i = 0; i < NR_COUNTER_FIELDS; i++)
+		fprintf(f, "%s\"%s\":%llu", i ? "," : "", counter_fields[i].name,
+			(unsigned long long)counter_get(c, i));
 	fprintf(f, ",\"avg_handler_ns\":%llu",
 		c->samples ? (unsigned long long)(c->handler_ns / c->samples) : 0ULL);
 }
