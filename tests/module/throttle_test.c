@@ -1597,6 +1597,7 @@ TEST_F_TIMEOUT(pmu, fixed_period_stops, 90)
 	const __u64 limit = TT_PMU_RATE / TT_HZ;
 	struct kprof_config cfg;
 	unsigned int cpu, checked = 0;
+	__u64 lowered = 0;
 	double end;
 
 	KP_RETURN_IF_SKIPPED();
@@ -1621,6 +1622,22 @@ TEST_F_TIMEOUT(pmu, fixed_period_stops, 90)
 	ASSERT_EQ(0, tt_drain(&self->b)) TH_LOG("%s", self->b.err);
 	ASSERT_EQ(0, kp_check_conserved_all(&self->b, 1)) TH_LOG("%s", self->b.err);
 
+	/*
+	 * The limits are global: a lowering on one CPU (a slow handler, the
+	 * debug kernel's) moves every CPU's per-tick limit, which a replay
+	 * of one CPU's records cannot know.  Replay only runs without any.
+	 */
+	for (cpu = 0; cpu < self->b.nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++) {
+		struct kprof_counters k;
+
+		if (!self->b.cpus[cpu].base || !kp_cpu_online(cpu))
+			continue;
+		kp_page_counters(&self->b.cpus[cpu], &k);
+		lowered += k.lowerings;
+	}
+	if (lowered)
+		TH_LOG("%llu lowerings: no replay through throttle-sim", lowered);
+
 	for (cpu = 0; cpu < self->b.nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++) {
 		struct kp_cpu *c = &self->b.cpus[cpu];
 		struct kprof_counters k;
@@ -1640,7 +1657,7 @@ TEST_F_TIMEOUT(pmu, fixed_period_stops, 90)
 		EXPECT_GE(limit, most) TH_LOG("CPU %u", cpu);
 		EXPECT_GE(limit + 1, most_ovf) TH_LOG("CPU %u", cpu);
 		EXPECT_GE(k.throttles, k.lost_throttled) TH_LOG("CPU %u", cpu);
-		if (!k.lowerings)
+		if (!lowered)
 			tt_pmu_replay(_metadata, &tt_cpus[cpu], cpu);
 	}
 	ASSERT_LT(0U, checked);
