@@ -8,6 +8,7 @@
  * unknown ioctls, the size protocol, and the throttle knobs.
  */
 #include "kprof_test.h"
+#include "testpmu.h"
 
 #include "kselftest_harness.h"
 
@@ -308,30 +309,6 @@ TEST_F(config, set_while_running)
 
 #define KERNEL_RATE "/proc/sys/kernel/perf_event_max_sample_rate"
 
-static long read_long(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long v = -1;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
-static int write_long(const char *path, long v)
-{
-	FILE *f = fopen(path, "w");
-	int ret;
-
-	if (!f)
-		return -1;
-	ret = fprintf(f, "%ld\n", v) < 0;
-	return fclose(f) || ret ? -1 : 0;
-}
-
 /*
  * -F above the kernel's perf_event_max_sample_rate is EINVAL, as
  * perf_event_open() says, though kprof's own limit allows it: judged at
@@ -339,25 +316,25 @@ static int write_long(const char *path, long v)
  */
 TEST_F(config, freq_above_kernel_rate)
 {
-	long saved = read_long(KERNEL_RATE);
+	long long saved = tp_read_num(KERNEL_RATE);
 	struct kprof_config cfg;
 
 	KP_RETURN_IF_SKIPPED();
 	ASSERT_LT(0, saved);
 	ASSERT_EQ(0, kp_default_limits(self->fd));
-	ASSERT_EQ(0, write_long(KERNEL_RATE, 1000)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, tp_write_u64(KERNEL_RATE, 1000));
 	valid_config(&cfg);
 	cfg.sample = 1001;
 	EXPECT_EQ(0, kp_set_config(self->fd, &cfg)) TH_LOG("%s", strerror(errno));
 	EXPECT_EQ(-1, kp_start(self->fd))
-		TH_LOG("the kernel's rate: %ld", read_long(KERNEL_RATE));
+		TH_LOG("the kernel's rate: %lld", tp_read_num(KERNEL_RATE));
 	EXPECT_EQ(EINVAL, errno);
 	kp_stop(self->fd);
 	cfg.sample = 1000;
 	EXPECT_EQ(0, kp_set_config(self->fd, &cfg)) TH_LOG("%s", strerror(errno));
 	EXPECT_EQ(0, kp_start(self->fd)) TH_LOG("START: %s", strerror(errno));
 	EXPECT_EQ(0, kp_stop(self->fd));
-	ASSERT_EQ(0, write_long(KERNEL_RATE, saved));
+	ASSERT_EQ(0, tp_write_u64(KERNEL_RATE, saved));
 }
 
 /* A larger struct from a newer userspace: zero tail fine, else E2BIG. */
