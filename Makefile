@@ -141,11 +141,11 @@ tests: $(if $(wildcard user/Makefile),user)
 check: tests lint
 	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --testpmu --build-only || exit; done
 	PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/vm/selftest tests/vm/testpmu-selftest \
-		tests/host/dkms-check tests/host/arch-check tests/host/report-check \
+		tests/host/dkms-check tests/host/arch-check tests/host/production-check tests/host/report-check \
 		$(addprefix tests/vm/kernel-,$(VM_KERNELS)) tests/host/convert-check
 
 check-quick: tests lint
-	KPROF_SELFTEST_KERNELS=6.1 PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/host/arch-check tests/host/report-check tests/vm/selftest tests/vm/kernel-6.1
+	KPROF_SELFTEST_KERNELS=6.1 PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/host/arch-check tests/host/production-check tests/host/report-check tests/vm/selftest tests/vm/kernel-6.1
 
 lint: checkpatch sparse
 
