@@ -15,7 +15,8 @@ td.nodata { background: #eee; }
 .small { font-size: 85%; color: #444; }
 pre { background: #f7f7f7; padding: 0.6em; overflow-x: auto; font-size: 80%; }
 .flames { display: flex; gap: 1em; flex-wrap: wrap; }
-.flames figure { flex: 1 1 600px; margin: 0; }
+.flames figure { flex: 1 1 600px; margin: 0; display: flex; flex-direction: column; }
+.flames figcaption { flex: 1; }  /* captions of any length: the graphs line up */
 .flames object { width: 100%; height: 520px; border: 1px solid #ccc; }
 """
 
