@@ -68,7 +68,8 @@ DEMO_OK := $(and $(BUILD_OK), $(call kernel_ok,6.1), \
 QUICK_OK := $(and $(DEMO_OK), \
 	$(wildcard $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl), \
 	$(shell command -v sparse), $(shell command -v prove), \
-	$(shell command -v perf), $(shell command -v go), $(shell command -v rsvg-convert))
+	$(shell command -v perf), $(shell command -v go), $(shell command -v rsvg-convert), \
+	$(shell command -v chromium))
 DEPS_OK := $(and $(QUICK_OK), $(if $(MISSING_KERNELS),,kernels), \
 	$(shell command -v dkms), $(shell command -v mmdebstrap))
 
@@ -142,10 +143,12 @@ check: tests lint
 	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --testpmu --build-only || exit; done
 	PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/vm/selftest tests/vm/testpmu-selftest \
 		tests/host/dkms-check tests/host/arch-check tests/host/report-check \
+		tests/host/browser-check \
 		$(addprefix tests/vm/kernel-,$(VM_KERNELS)) tests/host/convert-check
 
 check-quick: tests lint
-	KPROF_SELFTEST_KERNELS=6.1 PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/host/arch-check tests/host/report-check tests/vm/selftest tests/vm/kernel-6.1
+	KPROF_SELFTEST_KERNELS=6.1 PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/host/arch-check tests/host/report-check \
+		tests/host/browser-check tests/vm/selftest tests/vm/kernel-6.1
 
 lint: checkpatch sparse
 
