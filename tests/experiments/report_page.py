@@ -151,8 +151,8 @@ def markdown(ctx):
         cells = []
         for k in ks:
             v = ctx["verdict"](k, scen)
-            cells.append("not run" if not v else
-                         v[0] + (": " + "; ".join(v[1]) if v[1] else ""))
+            # As the page's matrix: what differs, or every figure compared.
+            cells.append("not run" if not v else v[0] + ": " + "; ".join(v[1] or v[2]))
         body.append([scen] + cells)
     out += [md_table(["scenario"] + ["%s (%s, %s)" % (k["label"], k["release"], k["clock"])
                                      for k in ks], body), ""]
