@@ -68,7 +68,8 @@ DEMO_OK := $(and $(BUILD_OK), $(call kernel_ok,6.1), \
 QUICK_OK := $(and $(DEMO_OK), \
 	$(wildcard $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl), \
 	$(shell command -v sparse), $(shell command -v prove), \
-	$(shell command -v perf), $(shell command -v go), $(shell command -v rsvg-convert))
+	$(shell command -v perf), $(shell command -v go), $(shell command -v rsvg-convert), \
+	$(shell command -v chromium))
 DEPS_OK := $(and $(QUICK_OK), $(if $(MISSING_KERNELS),,kernels), \
 	$(shell command -v dkms), $(shell command -v mmdebstrap))
 
@@ -132,7 +133,9 @@ tests: $(if $(wildcard user/Makefile),user)
 # (scripts/check-run: each entry's output is kept in build/check/, and a
 # failed run ends naming each failed entry with its log's last lines):
 # the host test binaries, the test bed's own tests, and one VM
-# boot per kernel running the whole in-guest suite (tests/vm/suite).
+# boot per kernel running the whole in-guest suite (tests/vm/suite);
+# one more 6.1 boot, as `make experiment` boots it, runs the experiment
+# script's refusals and restore (tests/experiments/safety-vm).
 # tests/vm/run builds the module for each kernel under build/<series>/;
 # building them all first makes a compile error show before any VM boots.
 # tests/host/convert-check comes last: it also reads back the guest
@@ -142,10 +145,13 @@ check: tests lint
 	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --testpmu --build-only || exit; done
 	PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/vm/selftest tests/vm/testpmu-selftest \
 		tests/host/dkms-check tests/host/arch-check tests/host/production-check tests/host/report-check \
+		tests/host/browser-check tests/experiments/safety-vm \
 		$(addprefix tests/vm/kernel-,$(VM_KERNELS)) tests/host/convert-check
 
 check-quick: tests lint
-	KPROF_SELFTEST_KERNELS=6.1 PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/host/arch-check tests/host/production-check tests/host/report-check tests/vm/selftest tests/vm/kernel-6.1
+	KPROF_SELFTEST_KERNELS=6.1 PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/host/arch-check \
+		tests/host/production-check tests/host/report-check \
+		tests/host/browser-check tests/vm/selftest tests/experiments/safety-vm tests/vm/kernel-6.1
 
 lint: checkpatch sparse
 

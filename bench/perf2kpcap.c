@@ -4,7 +4,7 @@
  * samples, so bench/run can time `kprofcat -i` and `perf script` on the
  * same input.
  *
- *   perf report -D -i perf.data | perf2kpcap [-k KALLSYMS] OUT.kpcap
+ *   perf report -D -i perf.data | perf2kpcap [-k KALLSYMS] [-e EVENT] OUT.kpcap
  *
  * Reads perf's raw dump (perf report -D) of a recording made with
  * --sample-cpu and -g (frame-pointer call chains): each PERF_RECORD_SAMPLE
@@ -13,13 +13,16 @@
  * it into kprof's kernel and user chains); MMAP2 and FORK records become
  * the capture's process events, so user frames symbolize through the same
  * ELF files; KALLSYMS (default /proc/kallsyms) is the kernel symbol
- * snapshot.  Prints "samples=N kernel_frames=K user_frames=U" on stdout.
+ * snapshot.  EVENT (default cpu-clock) names the recorded event in the
+ * capture, as kprofcat's outputs show it: the dump does not say which it
+ * was.  Prints "samples=N kernel_frames=K user_frames=U" on stdout.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <linux/kprof.h>
 
@@ -308,23 +311,29 @@ static char *slurp(const char *path, size_t *len)
 
 int main(int argc, char **argv)
 {
-	const char *kallsyms = "/proc/kallsyms", *outp;
-	static const char meta[] =
-		"event=cpu-clock\ncommand=perf2kpcap (converted from perf.data)\n";
+	const char *kallsyms = "/proc/kallsyms", *event = "cpu-clock", *outp;
 	struct pending p = { 0 };
-	char *line = NULL, *ks;
+	char *line = NULL, *ks, meta[256];
 	size_t cap_len = 0, klen;
 	ssize_t n;
+	int c, mlen, bad = 0;
 
-	if (argc == 4 && !strcmp(argv[1], "-k")) {
-		kallsyms = argv[2];
-		outp = argv[3];
-	} else if (argc == 2) {
-		outp = argv[1];
-	} else {
-		fprintf(stderr, "usage: perf report -D -i perf.data | perf2kpcap [-k KALLSYMS] OUT\n");
+	while ((c = getopt(argc, argv, "k:e:")) != -1) {
+		if (c == 'k')
+			kallsyms = optarg;
+		else if (c == 'e')
+			event = optarg;
+		else
+			bad = 1;
+	}
+	mlen = snprintf(meta, sizeof(meta),
+			"event=%s\ncommand=perf2kpcap (converted from perf.data)\n", event);
+	if (bad || optind != argc - 1 || strchr(event, '\n') || mlen >= (int)sizeof(meta)) {
+		fprintf(stderr,
+			"usage: perf report -D -i perf.data | perf2kpcap [-k KALLSYMS] [-e EVENT] OUT\n");
 		return 2;
 	}
+	outp = argv[optind];
 	ks = slurp(kallsyms, &klen);
 	if (!ks) {
 		fprintf(stderr, "perf2kpcap: %s: %s\n", kallsyms, strerror(errno));
@@ -333,7 +342,7 @@ int main(int argc, char **argv)
 	cap = capture__create(outp);
 	if (!cap)
 		return 1;
-	if (capture__write(cap, KPCAP_META, 0, meta, sizeof(meta) - 1) ||
+	if (capture__write(cap, KPCAP_META, 0, meta, mlen) ||
 	    capture__write(cap, KPCAP_KALLSYMS, 0, ks, klen))
 		die("writing the header sections failed");
 	free(ks);

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ctrl-c: run a command in a process group of its own and, after SECONDS,
- * send SIGINT to the whole group, as a terminal's Ctrl-C does to its
- * foreground job: for tests/experiments/safety-check, which runs in a
- * guest without a terminal.
+ * ctrl-c: run a command in a process group of its own and, after SECONDS
+ * or when ctrl-c gets SIGUSR1 if that comes first, send SIGINT to the
+ * whole group, as a terminal's Ctrl-C does to its foreground job: for
+ * tests/experiments/safety-check, which runs in a guest without a
+ * terminal and sends SIGUSR1 once the command is where it wants it
+ * interrupted.
  *
  *   ctrl-c SECONDS CMD [ARG...]
+ *
+ * SIGUSR1 is blocked from the start and waited for with sigtimedwait(),
+ * so one sent at any moment, even before the command runs, counts.
  *
  * SIGINT goes back to its default action before CMD runs: a shell that
  * starts a job in the background sets it to ignored, and a shell script
@@ -18,18 +23,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
 {
+	struct timespec left;
 	unsigned int secs;
+	sigset_t usr1;
 	int status;
 	pid_t pid;
 
-	if (argc < 3 || !(secs = strtoul(argv[1], NULL, 10))) {
+	secs = argc < 3 ? 0 : strtoul(argv[1], NULL, 10);
+	if (!secs) {
 		fprintf(stderr, "usage: ctrl-c SECONDS CMD [ARG...]\n");
 		return 2;
 	}
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
 	pid = fork();
 	if (pid < 0) {
 		perror("ctrl-c: fork");
@@ -38,12 +50,16 @@ int main(int argc, char **argv)
 	if (!pid) {
 		setpgid(0, 0);
 		signal(SIGINT, SIG_DFL);
+		sigprocmask(SIG_UNBLOCK, &usr1, NULL);
 		execvp(argv[2], argv + 2);
 		fprintf(stderr, "ctrl-c: %s: %s\n", argv[2], strerror(errno));
 		_exit(127);
 	}
 	setpgid(pid, pid);	/* whichever of the two runs first */
-	sleep(secs);
+	/* Until SIGUSR1 or SECONDS (a signal that interrupts it starts it over). */
+	left = (struct timespec){ .tv_sec = secs };
+	while (sigtimedwait(&usr1, NULL, &left) < 0 && errno == EINTR)
+		;
 	if (kill(-pid, SIGINT))
 		perror("ctrl-c: kill");
 	while (waitpid(pid, &status, 0) < 0)

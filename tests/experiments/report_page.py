@@ -15,7 +15,8 @@ td.nodata { background: #eee; }
 .small { font-size: 85%; color: #444; }
 pre { background: #f7f7f7; padding: 0.6em; overflow-x: auto; font-size: 80%; }
 .flames { display: flex; gap: 1em; flex-wrap: wrap; }
-.flames figure { flex: 1 1 600px; margin: 0; }
+.flames figure { flex: 1 1 600px; margin: 0; display: flex; flex-direction: column; }
+.flames figcaption { flex: 1; }  /* captions of any length: the graphs line up */
 .flames object { width: 100%; height: 520px; border: 1px solid #ccc; }
 """
 
@@ -150,8 +151,8 @@ def markdown(ctx):
         cells = []
         for k in ks:
             v = ctx["verdict"](k, scen)
-            cells.append("not run" if not v else
-                         v[0] + (": " + "; ".join(v[1]) if v[1] else ""))
+            # As the page's matrix: what differs, or every figure compared.
+            cells.append("not run" if not v else v[0] + ": " + "; ".join(v[1] or v[2]))
         body.append([scen] + cells)
     out += [md_table(["scenario"] + ["%s (%s, %s)" % (k["label"], k["release"], k["clock"])
                                      for k in ks], body), ""]
