@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * member_test - what a member of the group= grant may do with a session
+ * root is running: look at it (GET_INFO, GET_CONFIG, GET_STATS,
+ * GET_THROTTLE, poll()), and nothing else: STOP, SET_CONFIG,
+ * SET_THROTTLE, START, read() and mmap() get EBUSY, and root's session
+ * runs on, every overflow accounted.  The member runs as uid 65534
+ * without capabilities.  Its own sessions and the buffers of a stopped or
+ * closed session of someone else: privilege_test and handover_test.
+ */
+#define _GNU_SOURCE
+#include "kprof_test.h"
+
+#include <poll.h>
+
+#include "kselftest_harness.h"
+
+#define GRANT_GID	4242
+#define FREQ		200
+
+FIXTURE(granted) {
+	int loaded;
+	int fd;
+	struct kp_buffers b;
+};
+
+FIXTURE_SETUP(granted)
+{
+	struct kprof_config cfg;
+	char params[32];
+
+	self->loaded = 0;
+	self->fd = -1;
+	if (getuid() != 0 || !getenv("KPROF_VM"))
+		SKIP(return, "reloads kprof.ko: test-bed VM only");
+	if (kp_module_loaded() && kp_rmmod())
+		SKIP(return, "rmmod kprof: %s", strerror(errno));
+	snprintf(params, sizeof(params), "group=%d", GRANT_GID);
+	ASSERT_EQ(0, kp_insmod_params(params))
+		TH_LOG("insmod %s %s: %s", kp_ko_path(), params, strerror(errno));
+	self->loaded = 1;
+	KP_OPEN_OR_SKIP(self->fd);
+	kp_cfg_init(&cfg, FREQ);
+	ASSERT_EQ(0, kp_set_config(self->fd, &cfg)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, kp_map(&self->b, self->fd)) TH_LOG("%s", self->b.err);
+}
+
+FIXTURE_TEARDOWN(granted)
+{
+	kp_close(self->fd, &self->b);
+	if (!self->loaded)
+		return;
+	kp_rmmod();
+	kp_insmod();
+}
+
+#define CHILD_EXPECT(cond, ...) do {					\
+	if (!(cond)) {							\
+		snprintf(msg, len, __VA_ARGS__);			\
+		return 1;						\
+	}								\
+} while (0)
+
+/* errno of a call that failed, 0 if it succeeded. */
+static int err_of(int ret)
+{
+	return ret ? errno : 0;
+}
+
+/* What the member may do with root's running session: look. */
+static int member_looks(int fd, char *msg, size_t len)
+{
+	struct kprof_throttle_config t = { .size = sizeof(t) };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct kprof_cpu_stats st;
+	struct kprof_config cfg;
+	struct kprof_info info;
+
+	CHILD_EXPECT(!kp_get_info(fd, &info), "GET_INFO: %s", strerror(errno));
+	CHILD_EXPECT(info.flags & KPROF_INFO_RUNNING, "GET_INFO: not running");
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	CHILD_EXPECT(!ioctl(fd, KPROF_IOC_GET_CONFIG, &cfg), "GET_CONFIG: %s",
+		     strerror(errno));
+	CHILD_EXPECT(cfg.sample == FREQ, "GET_CONFIG: sample %llu, root set %d",
+		     (unsigned long long)cfg.sample, FREQ);
+	CHILD_EXPECT(!kp_get_stats(fd, 0, &st), "GET_STATS: %s", strerror(errno));
+	CHILD_EXPECT(!ioctl(fd, KPROF_IOC_GET_THROTTLE, &t), "GET_THROTTLE: %s",
+		     strerror(errno));
+	CHILD_EXPECT(poll(&pfd, 1, 0) >= 0, "poll(): %s", strerror(errno));
+	return 0;
+}
+
+/* What it may not: EBUSY for every request that would act on it. */
+static int member_acts(int fd, char *msg, size_t len)
+{
+	struct kprof_throttle_config t = { .size = sizeof(t) };
+	struct kprof_info info;
+	struct kprof_config cfg;
+	char buf[4096];
+	ssize_t n;
+	void *p;
+	int e;
+
+	CHILD_EXPECT(!kp_get_info(fd, &info), "GET_INFO: %s", strerror(errno));
+	e = err_of(kp_stop(fd));
+	CHILD_EXPECT(e == EBUSY, "STOP: %s", e ? strerror(e) : "stopped root's session");
+	kp_cfg_init(&cfg, FREQ / 2);
+	e = err_of(kp_set_config(fd, &cfg));
+	CHILD_EXPECT(e == EBUSY, "SET_CONFIG: %s", e ? strerror(e) : "accepted");
+	CHILD_EXPECT(!ioctl(fd, KPROF_IOC_GET_THROTTLE, &t), "GET_THROTTLE: %s",
+		     strerror(errno));
+	e = err_of(ioctl(fd, KPROF_IOC_SET_THROTTLE, &t));
+	CHILD_EXPECT(e == EBUSY, "SET_THROTTLE: %s", e ? strerror(e) : "accepted");
+	e = err_of(kp_start(fd));
+	CHILD_EXPECT(e == EBUSY, "START: %s", e ? strerror(e) : "started");
+	n = read(fd, buf, sizeof(buf));
+	CHILD_EXPECT(n < 0 && errno == EBUSY, "read(): %s",
+		     n < 0 ? strerror(errno) : "root's records");
+	p = mmap(NULL, info.mmap_stride, PROT_READ, MAP_SHARED, fd, 0);
+	CHILD_EXPECT(p == MAP_FAILED && errno == EBUSY, "mmap: %s",
+		     p == MAP_FAILED ? strerror(errno) : "mapped root's buffers");
+	return 0;
+}
+
+static int (*member_fn)(int fd, char *msg, size_t len);
+
+static int open_and_run(char *msg, size_t len)
+{
+	int fd = kp_open(), rc;
+
+	CHILD_EXPECT(fd >= 0, "open: %s", strerror(errno));
+	rc = member_fn(fd, msg, len);
+	close(fd);
+	return rc;
+}
+
+static int as_member(int (*fn)(int fd, char *msg, size_t len), char *msg,
+		     size_t len)
+{
+	gid_t grant = GRANT_GID;
+
+	member_fn = fn;
+	return kp_as_nobody(&grant, 1, open_and_run, msg, len);
+}
+
+TEST_F_TIMEOUT(granted, member_only_looks_at_a_running_session, 60)
+{
+	struct kprof_info info;
+	char msg[512];
+
+	KP_RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, kp_start(self->fd)) TH_LOG("START: %s", strerror(errno));
+	kp_sleep_ms(100);
+	EXPECT_EQ(0, as_member(member_looks, msg, sizeof(msg))) TH_LOG("%s", msg);
+	EXPECT_EQ(0, as_member(member_acts, msg, sizeof(msg))) TH_LOG("%s", msg);
+
+	/* Root's session ran on, whole. */
+	ASSERT_EQ(0, kp_get_info(self->fd, &info));
+	EXPECT_TRUE(info.flags & KPROF_INFO_RUNNING);
+	kp_sleep_ms(100);
+	ASSERT_EQ(0, kp_stop(self->fd)) TH_LOG("%s", strerror(errno));
+	ASSERT_LE(0, kp_drain(&self->b)) TH_LOG("%s", self->b.err);
+	EXPECT_EQ(0, kp_check_conserved_all(&self->b, 1)) TH_LOG("%s", self->b.err);
+}
+
+TEST_HARNESS_MAIN
