@@ -9,7 +9,7 @@
  * cost) in the live limits at any moment, without a lock.  The write must
  * set only its own fields: a lowering made between its copy and its store
  * stays.  That window is a few instructions long, so the test-only module
- * tests/testpmu/kprof_knob_hold.ko holds the writer in it: a write of
+ * tests/testpmu/kprof_hold.ko holds the writer in it: a write of
  * cpu_time_max_percent=0, which switches the cost controller off, asks
  * capable(CAP_SYS_ADMIN) after the copy and before the store, and the
  * module's probe there spins until the test releases it.
@@ -30,6 +30,7 @@
 #define _GNU_SOURCE
 #include "kprof_test.h"
 
+#include <linux/capability.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -37,8 +38,8 @@
 #include "kselftest_harness.h"
 #include "testpmu.h"
 
-#define HOLD_KO		"tests/testpmu/kprof_knob_hold.ko"
-#define HOLD_PARAM	"/sys/module/kprof_knob_hold/parameters/"
+#define HOLD_KO		"tests/testpmu/kprof_hold.ko"
+#define HOLD_PARAM	"/sys/module/kprof_hold/parameters/"
 #define KNOB_PARAM	"/sys/module/kprof/parameters/"
 #define CPU_W		0	/* the writer, held */
 #define CPU_S		1	/* sampled */
@@ -119,6 +120,7 @@ FIXTURE_SETUP(race)
 		.flags = KPROF_THROTTLE_F_FEED_CLOCK,
 	};
 	struct kprof_config cfg;
+	char params[64];
 	void *stop;
 	int fd;
 
@@ -135,8 +137,9 @@ FIXTURE_SETUP(race)
 						strerror(errno));
 	fd = open(HOLD_KO, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, syscall(SYS_finit_module, fd, "", 0))
-		TH_LOG("insmod %s: %s", HOLD_KO, strerror(errno));
+	snprintf(params, sizeof(params), "symbol=capable arg0=%d", CAP_SYS_ADMIN);
+	ASSERT_EQ(0, syscall(SYS_finit_module, fd, params, 0))
+		TH_LOG("insmod %s %s: %s", HOLD_KO, params, strerror(errno));
 	close(fd);
 	self->loaded = 1;
 	ASSERT_EQ(0, write_num(HOLD_PARAM "timeout_ms", HOLD_MS));
@@ -179,7 +182,7 @@ FIXTURE_TEARDOWN(race)
 		kp_close(self->fd, &self->b);
 	}
 	if (self->loaded)
-		syscall(SYS_delete_module, "kprof_knob_hold", O_NONBLOCK);
+		syscall(SYS_delete_module, "kprof_hold", O_NONBLOCK);
 }
 
 /*

@@ -1,26 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprof_knob_hold: holds one task inside kprof's knob write, after the
- * write was checked on a copy of kprof.limits and before it is stored,
- * so that knob_race_test can have an overflow handler lower the limits
- * in between.  TEST-ONLY code: never linked into kprof.ko, and it does
- * what kprof.ko must not (a kprobe on a core function, a busy-wait with
- * preemption off).
+ * kprof_hold: holds one task where kprof is between two steps a test
+ * wants something to happen between, and lets it go on when the test says
+ * so.  TEST-ONLY code: never linked into kprof.ko, and it does what
+ * kprof.ko must not (a kprobe, a busy-wait with preemption or interrupts
+ * off, in NMI context too).
  *
- * The window is a few instructions of kprof_knob_set(), with no call a
- * probe could stop in but one: a write of cpu_time_max_percent that
- * switches the cost controller off asks capable(CAP_SYS_ADMIN) there,
- * after the copy and before the store.  A kprobe on capable() acts only
- * for the task whose pid was written to `pid`, only for CAP_SYS_ADMIN,
- * only when a kprof frame is on the stack, and once per write to `pid`:
- * it names that frame in `caller`, sets `entered` and spins until
- * `release` is written or `timeout_ms` passes (`timed_out`).  It spins
- * with preemption off, and with interrupts off when the probe is an int3
- * one: the test keeps everything it needs meanwhile off that CPU.
+ * A kprobe on `symbol` (given at load; capable() by default) acts only
+ * for the task whose pid was written to `pid` (in interrupt context: the
+ * task interrupted), only when the probed call's first argument is `arg0`
+ * (-1: any), only when a kprof frame is on the stack, and once per write
+ * to `pid`: it names that frame in `caller`, sets `entered` and spins
+ * until `release` is written or `timeout_ms` passes (`timed_out`).  The
+ * test keeps everything it needs meanwhile off the held CPU.  Its users:
+ *
+ *  - knob_race_test, symbol=capable arg0=CAP_SYS_ADMIN: a write of
+ *    cpu_time_max_percent=0 asks capable(CAP_SYS_ADMIN) in
+ *    kprof_knob_set(), after checking the write on a copy of the limits
+ *    and before storing it;
+ *  - stats_snapshot_test, symbol=kprof_throttle_admit: the overflow
+ *    handler calls it after counting the overflow and before counting
+ *    its outcome.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -33,7 +36,9 @@
 
 #define HOLD_FRAMES	24
 
+static char *symbol = "capable";
 static int hold_pid;
+static long arg0 = -1;
 static int entered;
 static int release;
 static int timed_out;
@@ -56,8 +61,12 @@ static const struct kernel_param_ops hold_pid_ops = {
 	.set = hold_pid_set,
 	.get = param_get_int,
 };
+module_param(symbol, charp, 0444);
+MODULE_PARM_DESC(symbol, "the function to hold callers of (at load)");
 module_param_cb(pid, &hold_pid_ops, &hold_pid, 0644);
 MODULE_PARM_DESC(pid, "the task to hold (0: none); a write arms the hold once");
+module_param(arg0, long, 0644);
+MODULE_PARM_DESC(arg0, "hold only calls whose first argument is this (-1: any)");
 module_param(entered, int, 0444);
 MODULE_PARM_DESC(entered, "1 once the task is held");
 module_param(release, int, 0644);
@@ -92,7 +101,8 @@ static int hold_pre(struct kprobe *p, struct pt_regs *regs)
 	u64 start, limit;
 
 	if (!READ_ONCE(hold_pid) || task_pid_nr(current) != READ_ONCE(hold_pid) ||
-	    regs->di != CAP_SYS_ADMIN || READ_ONCE(entered) ||
+	    (READ_ONCE(arg0) != -1 && regs->di != (unsigned long)READ_ONCE(arg0)) ||
+	    READ_ONCE(entered) ||
 	    !hold_from_kprof())
 		return 0;
 	WRITE_ONCE(entered, 1);
@@ -110,16 +120,18 @@ static int hold_pre(struct kprobe *p, struct pt_regs *regs)
 }
 
 static struct kprobe hold_kp = {
-	.symbol_name = "capable",
 	.pre_handler = hold_pre,
 };
 
 static int __init hold_init(void)
 {
-	int ret = register_kprobe(&hold_kp);
+	int ret;
 
+	hold_kp.symbol_name = symbol;
+	ret = register_kprobe(&hold_kp);
 	if (ret)
-		pr_err("cannot probe capable() (%d): needs CONFIG_KPROBES\n", ret);
+		pr_err("cannot probe %s() (%d): needs CONFIG_KPROBES, and the function in kallsyms\n",
+		       symbol, ret);
 	return ret;
 }
 
@@ -130,5 +142,5 @@ static void __exit hold_exit(void)
 
 module_init(hold_init);
 module_exit(hold_exit);
-MODULE_DESCRIPTION("kprof test bed: hold a task inside kprof's knob write");
+MODULE_DESCRIPTION("kprof test bed: hold a task between two steps of kprof");
 MODULE_LICENSE("GPL");
