@@ -103,7 +103,14 @@ build/deps-ran.mk: FORCE
 	@$(DEPS_RUN)
 	@mkdir -p build && echo '# $(DEPS_RUN) ran; see the top-level Makefile' >$@
 
-HOST_TESTS := $(patsubst %.c,%,$(wildcard tests/host/*_test.c))
+# Where tests/ builds its programs (tests/Makefile's OUTPUT, as kselftest's
+# OUTPUT=): build/tests, or KPROF_TEST_OUTPUT, which the scripts that run
+# them (tests/vm/run, bench/, tests/experiments/) read too.
+KPROF_TEST_OUTPUT ?= $(CURDIR)/build/tests
+override KPROF_TEST_OUTPUT := $(abspath $(KPROF_TEST_OUTPUT))
+export KPROF_TEST_OUTPUT
+TEST_OUT := $(patsubst $(CURDIR)/%,%,$(KPROF_TEST_OUTPUT))
+HOST_TESTS := $(patsubst tests/%.c,$(TEST_OUT)/%,$(wildcard tests/host/*_test.c))
 CHECKPATCH := $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl
 LINT_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.[ch] common/*.h \
 	include/uapi/linux/*.h tests/vm/warn/*.c \
@@ -123,10 +130,9 @@ kmod: | $(if $(wildcard $(KDIR)/Makefile),,deps)
 user:
 	$(MAKE) -C user
 
-# Test programs; they link user/libkprof.a when user/ provides one.
+# Test programs, into $(KPROF_TEST_OUTPUT); they link user/libkprof.a.
 tests: $(if $(wildcard user/Makefile),user)
-	$(MAKE) -C tests
-	$(MAKE) -C tests/experiments
+	$(MAKE) -C tests OUTPUT=$(KPROF_TEST_OUTPUT)
 
 # `make lint` first (it is fast), then prove runs every entry as a program
 # (scripts/check-run: each entry's output is kept in build/check/, and a
@@ -199,6 +205,5 @@ bench: tests
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C user clean
-	-$(MAKE) -C tests clean
-	-$(MAKE) -C tests/experiments clean
+	-$(MAKE) -C tests OUTPUT=$(KPROF_TEST_OUTPUT) clean
 	rm -rf build

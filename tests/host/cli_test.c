@@ -12,7 +12,6 @@
  *  - --folded's totals go to stderr, its stdout stays stacks only, and
  *    with 2>&1 the totals never land inside a stack's line.
  */
-#include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -125,13 +124,8 @@ FIXTURE(cli) {
 
 FIXTURE_SETUP(cli)
 {
-	char self_path[400];
-	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
-
-	ASSERT_GT(n, 0);
-	self_path[n] = '\0';
-	/* tests/host/cli_test -> user/kprofcat */
-	snprintf(kprofcat, sizeof(kprofcat), "%s/../../user/kprofcat", dirname(self_path));
+	/* KPROF_TREE: the tree this test was built from (tests/Makefile). */
+	snprintf(kprofcat, sizeof(kprofcat), "%s/user/kprofcat", KPROF_TREE);
 	if (access(kprofcat, X_OK))
 		SKIP(return, "no user/kprofcat (make user first)");
 	snprintf(self->dir, sizeof(self->dir), "/tmp/kprofcat-cli-XXXXXX");

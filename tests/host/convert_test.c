@@ -15,7 +15,6 @@
  * The real-capture checks (frames, report shares against kprofcat's own)
  * are tests/host/convert-check.
  */
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,22 +28,19 @@
 #include "lib/capture/capture.h"
 #include "lib/util/print.h"
 
-/* user/kprofcat and the VERSION file, found from this binary's path. */
+/*
+ * user/kprofcat and the VERSION file of the tree this test was built from
+ * (KPROF_TREE, from tests/Makefile).
+ */
 static char kprofcat[PATH_MAX], version[64];
 
 static int find_paths(void)
 {
-	char self[PATH_MAX], path[PATH_MAX + 32];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	const char *dir;
+	char path[PATH_MAX];
 	FILE *f;
 
-	if (n < 0)
-		return -1;
-	self[n] = '\0';
-	dir = dirname(self);	/* .../tests/host */
-	snprintf(kprofcat, sizeof(kprofcat), "%s/../../user/kprofcat", dir);
-	snprintf(path, sizeof(path), "%s/../../VERSION", dir);
+	snprintf(kprofcat, sizeof(kprofcat), "%s/user/kprofcat", KPROF_TREE);
+	snprintf(path, sizeof(path), "%s/VERSION", KPROF_TREE);
 	f = fopen(path, "r");
 	if (!f || !fgets(version, sizeof(version), f)) {
 		if (f)

@@ -16,7 +16,6 @@
  * the errors name the problem and the fix.
  */
 #include <ctype.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -735,16 +734,10 @@ struct result {
 	char err[4096];
 };
 
+/* user/kprofcat of the tree this test was built from (tests/Makefile). */
 static int kprofcat(char *path, size_t len)
 {
-	char self_path[400];
-	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
-
-	if (n <= 0)
-		return -1;
-	self_path[n] = '\0';
-	/* tests/host/flamegraph_test -> user/kprofcat */
-	snprintf(path, len, "%s/../../user/kprofcat", dirname(self_path));
+	snprintf(path, len, "%s/user/kprofcat", KPROF_TREE);
 	return access(path, X_OK);
 }
 

@@ -30,10 +30,11 @@ static int find_dirs(void)
 	if (n < 0)
 		return -1;
 	self[n] = '\0';
-	/* tests/host/.. is tests/ */
+	/* OUTPUT/host/.. is OUTPUT, with progs/ and tools/ */
 	if (snprintf(tests_dir, sizeof(tests_dir), "%s/..", dirname(self)) >= (int)sizeof(tests_dir))
 		return -1;
-	snprintf(user_dir, sizeof(user_dir), "%s/../user", tests_dir);
+	/* kprofcat of the tree this test was built from (tests/Makefile) */
+	snprintf(user_dir, sizeof(user_dir), "%s/user", KPROF_TREE);
 	return 0;
 }
 

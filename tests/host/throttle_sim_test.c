@@ -3,12 +3,11 @@
  * throttle_sim_test.c - `kprofcat throttle-sim` on crafted traces: exact
  * stdout (a format scripts parse, fixed by sim_usage()), exit status and error messages.
  *
- * Runs user/kprofcat found next to this test's tree (or $KPROFCAT).  The
+ * Runs user/kprofcat of the tree it was built from (or $KPROFCAT).  The
  * expected numbers are worked out by hand in the comments, from
  * kernel/events/core.c's formulas, not from the code under test.
  */
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,19 +25,12 @@ FIXTURE(sim) {
 FIXTURE_SETUP(sim)
 {
 	const char *env = getenv("KPROFCAT");
-	char exe[PATH_MAX];
-	ssize_t n;
 
-	if (env) {
+	if (env)
 		snprintf(self->kprofcat, sizeof(self->kprofcat), "%s", env);
-	} else {
-		/* <repo>/tests/host/throttle_sim_test -> <repo>/user/kprofcat */
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		ASSERT_GT(n, 0);
-		exe[n] = '\0';
+	else	/* the tree this test was built from (tests/Makefile) */
 		snprintf(self->kprofcat, sizeof(self->kprofcat),
-			 "%s/../../user/kprofcat", dirname(exe));
-	}
+			 "%s/user/kprofcat", KPROF_TREE);
 	ASSERT_EQ(0, access(self->kprofcat, X_OK))
 		TH_LOG("kprofcat not built at %s (make user, or set KPROFCAT)",
 		       self->kprofcat);
