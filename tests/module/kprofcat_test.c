@@ -6,7 +6,7 @@
  *    hot_a/hot_b/hot_c shares within 5 points of 60/30/10, and their
  *    stacks reach main through the right callers;
  *  - the default output passes the stackcollapse-perf, speedscope and
- *    Firefox Profiler line grammars (tests/host/grammar.h);
+ *    Firefox Profiler line grammars (tests/lib/grammar.c);
  *  - a capture (-o) replays (-i) to the same text, also once the profiled
  *    binary is gone (symbols come from the capture); with $KPROF_EXPORT
  *    (tests/vm/run's export channel) the capture and that text go to the
@@ -42,7 +42,7 @@
 
 #include "kselftest_harness.h"
 
-#include "../host/grammar.h"
+#include "grammar.h"
 #include "hot3_tally.h"
 #include "stall_witness.h"
 

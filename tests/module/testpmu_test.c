@@ -9,6 +9,8 @@
  * lowers kernel.perf_event_max_sample_rate.  Skips without the stand-in
  * (tests/vm/run --testpmu loads it).
  */
+#include <sys/syscall.h>
+
 #include "kprof_test.h"
 #include "testpmu.h"
 #include "kselftest_harness.h"

@@ -1,57 +1,26 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * grammar.h - checks `perf script` text against the line grammars of the
- * tools that read it, transcribed from their parsers into POSIX EREs
- * (\S -> [^[:space:]], \d -> [0-9], \w -> [[:alnum:]_]; lazy quantifiers
- * become greedy, which does not change whether a line matches):
- *
- * FlameGraph stackcollapse-perf.pl: '#' lines skipped; a blank line ends
- *   a sample; an event line matches ^(\S+\s*?\S*?)\s+(\d+)\s or
- *   ^(\S+\s*?\S*?)\s+(\d+)\/(\d+); a stack line ^\s*(\w+)\s*(.+) \((\S*)\);
- *   anything else is "Unrecognized line" (an error here).
- * speedscope (import/linux-tools-perf.ts): the text is split at "\n\n";
- *   a block is an event when its first line matches
- *   ^(\S.+?)\s+(\d+)(?:\/?(\d+))?\s+, its frames are the lines matching
- *   ^\s*(\w+)\s*(.+) \((\S*)\), its event name (\S+):\s*$; only events
- *   of the first event's name are kept.
- * Firefox Profiler (import/linux-perf.js): recognized if the text starts
- *   with "# ========\n" or its first line matches
- *   ^\S.*?\s+(?:\d+\/)?\d+\s+(?:\[\d+\]\s+)?[\d.]+:; '' and '#' lines
- *   skipped; a sample starts with ^(.*)\s+([\d.]+): whose prefix matches
- *   ^(.*)\s+(?:(\d+)\/)?(\d+)\b; its frames (until a blank line) match
- *   ^\s*(\w+)\s*(.+) \((\S*)\).
- *
- * On top of the parsers' leniency this checker is strict: every sample
- * must be seen by all three with the same number of frames, every line of
- * a sample block must be a frame, and comment blocks must be invisible to
- * all three.
+ * grammar.c - `perf script` text against the line grammars of the tools
+ * that read it (grammar.h).
  */
-#ifndef KPROFCAT_GRAMMAR_H
-#define KPROFCAT_GRAMMAR_H
-
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "grammar.h"
 
 #define G_S	"[[:space:]]"
 #define G_NS	"[^[:space:]]"
 #define G_D	"[0-9]"
 #define G_W	"[[:alnum:]_]"
 
-struct grammar_result {
-	unsigned long samples;		/* seen by every parser */
-	unsigned long frames;
-	unsigned long comments;		/* comment blocks */
-	char err[1024];
-};
-
 struct grammar_res {
 	regex_t sc_event1, sc_event2, frame, ss_event, ss_evname, ff_detect,
 		ff_start, ff_thread;
 };
 
-static inline int grammar_compile(struct grammar_res *g)
+static int grammar_compile(struct grammar_res *g)
 {
 	return regcomp(&g->sc_event1, "^(" G_NS "+" G_S "*" G_NS "*)" G_S "+(" G_D "+)" G_S, REG_EXTENDED | REG_NOSUB) ||
 	       regcomp(&g->sc_event2, "^(" G_NS "+" G_S "*" G_NS "*)" G_S "+(" G_D "+)/(" G_D "+)", REG_EXTENDED | REG_NOSUB) ||
@@ -63,7 +32,7 @@ static inline int grammar_compile(struct grammar_res *g)
 	       regcomp(&g->ff_thread, "^(.*)" G_S "+((" G_D "+)/)?(" G_D "+)(" G_S "|$)", REG_EXTENDED | REG_NOSUB);
 }
 
-static inline void grammar_free(struct grammar_res *g)
+static void grammar_free(struct grammar_res *g)
 {
 	regfree(&g->sc_event1);
 	regfree(&g->sc_event2);
@@ -75,13 +44,13 @@ static inline void grammar_free(struct grammar_res *g)
 	regfree(&g->ff_thread);
 }
 
-static inline int g_match(const regex_t *re, const char *s)
+static int g_match(const regex_t *re, const char *s)
 {
 	return !regexec(re, s, 0, NULL, 0);
 }
 
 /* TEXT is modified (split into lines).  0 when every parser agrees. */
-static inline int grammar_check(char *text, struct grammar_result *r)
+int grammar_check(char *text, struct grammar_result *r)
 {
 	struct grammar_res g;
 	char *line, *next, ss_event[64] = "";
@@ -197,5 +166,3 @@ out:
 	grammar_free(&g);
 	return ret;
 }
-
-#endif
