@@ -76,7 +76,7 @@ int tp_reset_sysctls(void)
  * rate until the per-tick limit throttles kprof's counter, and a counter
  * throttled on a tickless idle CPU stays stopped until that CPU ticks
  * again.  It also keeps the kernel's throttle out of tests of kprof's
- * (throttle_test's pmu fixture runs both on purpose).
+ * (pmu_throttle_test runs both on purpose).
  * tp_reset_sysctls() turns it back on.
  */
 int tp_controller_off(void)
