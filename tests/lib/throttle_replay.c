@@ -44,7 +44,7 @@ void tt_kprofcat(char *buf, size_t len)
 int tt_throttle_sim(const struct tt_cpu *t, const char *sem, int rate,
 		    bool ticks, struct tt_sim *out, char *err, size_t errlen)
 {
-	char path[] = "/tmp/throttle_test.pairs.XXXXXX";
+	char path[] = "/tmp/throttle_replay.pairs.XXXXXX";
 	char kc[4096], cmd[8192], line[512];
 	int fd, status;
 	FILE *f;
