@@ -26,7 +26,8 @@ int main(int argc, char **argv)
 	int status;
 	pid_t pid;
 
-	if (argc < 3 || !(secs = strtoul(argv[1], NULL, 10))) {
+	secs = argc < 3 ? 0 : strtoul(argv[1], NULL, 10);
+	if (!secs) {
 		fprintf(stderr, "usage: ctrl-c SECONDS CMD [ARG...]\n");
 		return 2;
 	}

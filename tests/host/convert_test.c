@@ -7,10 +7,10 @@
  * nothing for RATE_LOWERED and WOULD_THROTTLE (convert_perf.c's mapping);
  * perf script names the kernel frames from OUT.kallsyms, the user frames
  * of a DSO this machine does not have from OUT.symfs, and lists the
- * build-ids (a DSO path with ".." is not written); go tool pprof reads the pprof file's samples, labels, kernel
- * marks and build-ids.  Also: the capture header
- * carries the writer's version, a header without one still reads, and bad
- * invocations fail with a message instead of writing a file.
+ * build-ids (a DSO path with ".." is not written); go tool pprof reads the
+ * pprof file's samples, labels, kernel marks and build-ids.  Also: the
+ * capture header carries the writer's version, a header without one still
+ * reads, and bad invocations fail with a message instead of writing a file.
  *
  * The real-capture checks (frames, report shares against kprofcat's own)
  * are tests/host/convert-check.
@@ -114,8 +114,8 @@ static void throttle(struct capture_writer *w, uint32_t type, uint64_t t)
 static int write_capture(const char *path)
 {
 	struct capture_writer *w = capture__create(path);
-	const char meta[] = "event=cpu-clock\nsample=1000000\nfreq=0\nhostname=synthhost\n"
-			    "release=6.1.0-synth\ncommand=synth\n";
+	static const char meta[] = "event=cpu-clock\nsample=1000000\nfreq=0\nhostname=synthhost\n"
+				   "release=6.1.0-synth\ncommand=synth\n";
 	union {
 		struct kprof_sample s;
 		unsigned char b[sizeof(struct kprof_sample) + 4 * 8];
@@ -311,7 +311,8 @@ TEST_F(conv, pprof_has_samples_and_labels)
 
 	if (system("command -v go >/dev/null"))
 		SKIP(return, "no go (golang-go): make deps");
-	snprintf(cmd, sizeof(cmd), "%s convert --to-pprof %s -i %s", kprofcat, self->out, self->cap);
+	snprintf(cmd, sizeof(cmd), "%s convert --to-pprof %s -i %s", kprofcat, self->out,
+		 self->cap);
 	ASSERT_EQ(0, system(cmd));
 	/* go wants a writable HOME/GOCACHE; -raw prints samples with their labels. */
 	snprintf(cmd, sizeof(cmd), "HOME=/tmp GOCACHE=/tmp/kprofcat-gocache go tool pprof -raw %s 2>/dev/null",

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "expect.h"
 
 #include "lib/capture/capture.h"
 #include "lib/stream/output.h"
@@ -138,7 +139,9 @@ FIXTURE_SETUP(fg)
 	snprintf(self->svg, sizeof(self->svg), "%s/f.svg", self->dir);
 	ASSERT_EQ(0, write_capture(self->cap, 0));
 	ASSERT_EQ(0, write_capture(self->rev, 1));
-	self->samples_a = self->period_a = self->period = 0;
+	self->samples_a = 0;
+	self->period_a = 0;
+	self->period = 0;
 	for (i = 0; i < NR_SAMPLES; i++) {
 		self->period += period_of(i);
 		if (i % 3 == 0) {
@@ -192,8 +195,10 @@ static void check_frames(struct __test_metadata *_metadata, const struct svg *s,
 
 		ASSERT_TRUE(f->has_rect);
 		EXPECT_TRUE(f->x >= 0 && f->y >= 0 && f->x + f->w <= s->vb_w + 0.0005 &&
-			    f->y + f->h <= s->vb_h) TH_LOG("frame %s outside the view box", f->title);
-		EXPECT_LE(fabs(f->x - (FLAME_PAD + f->dx * fw / total)), 0.0005) TH_LOG("%s", f->title);
+			    f->y + f->h <= s->vb_h) TH_LOG("frame %s outside the view box",
+							   f->title);
+		EXPECT_LE(fabs(f->x - (FLAME_PAD + f->dx * fw / total)), 0.0005)
+			TH_LOG("%s", f->title);
 		EXPECT_LE(fabs(f->w - f->dv * fw / total), 0.0005) TH_LOG("%s", f->title);
 		EXPECT_GT(f->dv, 0);
 		if (f->d == 1) {
@@ -208,10 +213,11 @@ static void check_frames(struct __test_metadata *_metadata, const struct svg *s,
 		/* Frames of a level do not overlap. */
 		for (j = 0; j < i; j++)
 			if (s->f[j].d == f->d)
-				EXPECT_TRUE(s->f[j].dx + s->f[j].dv <= f->dx || f->dx + f->dv <= s->f[j].dx);
+				EXPECT_TRUE(s->f[j].dx + s->f[j].dv <= f->dx ||
+					    f->dx + f->dv <= s->f[j].dx);
 	}
 	EXPECT_EQ(total, sum_v);
-	EXPECT_LE(fabs(sum_w - fw), nr1 * 0.0005 + 1e-9);
+	EXPECT_LE(fabs(sum_w - fw), nr1 * 0.0005 + 1 / 1e9);
 }
 
 TEST_F(fg, widths_sum_to_the_samples_and_frames_stay_in_the_box)
@@ -263,7 +269,7 @@ TEST_F(fg, names_are_escaped_and_nothing_is_fetched)
 	int i;
 
 	ASSERT_NE(NULL, text);
-	EXPECT_NE(NULL, strstr(text, "std::map&lt;int, std::pair&lt;a&amp;b, c&gt; &gt;::find_[k]"));
+	EXPECT_HAS(text, "std::map&lt;int, std::pair&lt;a&amp;b, c&gt; &gt;::find_[k]");
 	EXPECT_NE(NULL, strstr(text, "say&quot;it&apos;s&quot;_[k]"));
 	EXPECT_EQ(NULL, strstr(text, "<a&b"));
 	/* The one URL is the SVG namespace's name, which nothing fetches. */
@@ -342,7 +348,8 @@ static int write_wide_capture(const char *path)
 	for (i = 0; i <= NR_WIDE; i++) {
 		int rare = i == NR_WIDE / 2;
 		size_t n = synth_sample(buf, i + 1, 1000000000ULL + i * 1000, 0, 100,
-					rare ? "rare" : "a\x01\xff", 0, rare ? ips : ips + 1, 2 - !rare, 0);
+					rare ? "rare" : "a\x01\xff", 0,
+					rare ? ips : ips + 1, 2 - !rare, 0);
 
 		if (capture__add_record(w, 0, buf, n))
 			return -1;
@@ -470,7 +477,10 @@ TEST_F(fg, the_script_zooms_and_searches)
 	snprintf(want, sizeof(want), "zoom %d.000 %d.000 true true %d false\n",
 		 FLAME_PAD, FLAME_WIDTH - 2 * FLAME_PAD, 2 + under_a);
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("want '%s' in:\n%s", want, out);
-	/* vfs_read: the stacks of i % 4 == 0 or 1, half the samples; the template inside counts once. */
+	/*
+	 * vfs_read: the stacks of i % 4 == 0 or 1, half the samples; the
+	 * template inside counts once.
+	 */
 	EXPECT_NE(NULL, strstr(out, "matched Matched: 50.00%\n")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "nested Matched: 50.00%\n")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "cleared [ ] true\n")) TH_LOG("%s", out);
@@ -537,7 +547,7 @@ TEST_F(fg, the_command_line_writes_it_and_refuses_what_cannot_work)
 	fclose(f);
 	run(&r, self->dir, "-i c.kpcap --flamegraph cli.svg");
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.err);
-	EXPECT_NE(NULL, strstr(r.err, "flame graph cli.svg: 60 samples of cpu-clock")) TH_LOG("%s", r.err);
+	EXPECT_HAS(r.err, "flame graph cli.svg: 60 samples of cpu-clock");
 	cli = slurp(path);
 	ASSERT_NE(NULL, cli);
 	EXPECT_STREQ(lib, cli);
@@ -554,12 +564,10 @@ TEST_F(fg, the_command_line_writes_it_and_refuses_what_cannot_work)
 	EXPECT_EQ(2, r.status);
 	EXPECT_NE(NULL, strstr(r.err, "'kprofcat report' picks the output")) TH_LOG("%s", r.err);
 	run(&r, self->dir, "-i c.kpcap --report --weight=period");
-	EXPECT_NE(NULL, strstr(r.err, "--weight only applies to --folded and --flamegraph"))
-		TH_LOG("%s", r.err);
+	EXPECT_HAS(r.err, "--weight only applies to --folded and --flamegraph");
 	run(&r, self->dir, "-i c.kpcap --flamegraph /nonexistent/f.svg");
 	EXPECT_EQ(1, r.status);
-	EXPECT_NE(NULL, strstr(r.err, "cannot write the flame graph to /nonexistent/f.svg: No such file or directory: give --flamegraph the path of a file you can write"))
-		TH_LOG("%s", r.err);
+	EXPECT_HAS(r.err, "cannot write the flame graph to /nonexistent/f.svg: No such file or directory: give --flamegraph the path of a file you can write");
 	/* A run that fails leaves an older file as it was and makes none. */
 	run(&r, self->dir, "-i nosuch.kpcap --flamegraph cli.svg");
 	EXPECT_EQ(1, r.status);

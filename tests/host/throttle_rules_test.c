@@ -178,8 +178,8 @@ TEST(sysctl_write_rules)
 	before = l;
 	ASSERT_EQ(-EINVAL, kprof_throttle_set_cpu_time_max_percent(&l, 101));
 	ASSERT_EQ(-EINVAL, kprof_throttle_set_max_sample_rate(&l, 0));
-	ASSERT_EQ(-EINVAL, kprof_throttle_set_max_sample_rate(&l,
-							     (u64)INT_MAX + 1));
+	ASSERT_EQ(-EINVAL,
+		  kprof_throttle_set_max_sample_rate(&l, (u64)INT_MAX + 1));
 	ASSERT_EQ(0, memcmp(&before, &l, sizeof(l)));
 }
 
@@ -320,7 +320,8 @@ static u64 armed_run(struct __test_metadata *_metadata, unsigned int semantics,
 		ret = __perf_event_account_interrupt_ge(1);
 		if (perf_throttled_seq != tick) {
 			tick = perf_throttled_seq;
-			seen = sampled = 0;
+			seen = 0;
+			sampled = 0;
 		}
 		seen++;
 		v = kprof_throttle_interrupt_in(&l, &c, perf_throttled_seq, ts);

@@ -22,6 +22,9 @@ FIXTURE(sim) {
 	char err[SIM_OUT_MAX];
 };
 
+/* The fixture's data, for run_sim(). */
+typedef FIXTURE_DATA(sim) sim_data;
+
 FIXTURE_SETUP(sim)
 {
 	const char *env = getenv("KPROFCAT");
@@ -53,7 +56,7 @@ static void slurp(FILE *f, char *buf, size_t size)
  * Run `kprofcat throttle-sim ARGS...` with @input on stdin; stdout and
  * stderr land in self->out / self->err.  Returns the exit status, or -1.
  */
-static int run_sim(FIXTURE_DATA(sim) *self, const char *input, ...)
+static int run_sim(sim_data *self, const char *input, ...)
 {
 	char *argv[16];
 	FILE *in, *out, *err;
@@ -108,8 +111,10 @@ static int run_sim(FIXTURE_DATA(sim) *self, const char *input, ...)
 static const char three_per_tick[] =
 	"0 1\n1 1\n2 1\n10 1\n1000000 1\n";
 
-/* ge: the 3rd interrupt of tick 0 stops (and is sampled), the 4th does
- * not happen, the event restarts at 1000000. */
+/*
+ * ge: the 3rd interrupt of tick 0 stops (and is sampled), the 4th does
+ * not happen, the event restarts at 1000000.
+ */
 TEST_F(sim, ge_third_interrupt_stops)
 {
 	ASSERT_EQ(0, run_sim(self, three_per_tick, "--hz", "1000",

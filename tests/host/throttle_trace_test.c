@@ -112,8 +112,8 @@ static void pair_interrupt(struct __test_metadata *_metadata, struct pair *p,
 
 	v = kprof_throttle_interrupt(&p->l, &p->c, ts);
 	if (same_tick)
-		ASSERT_EQ(stops_next, v == KPROF_THROTTLE_STOP ||
-				      v == KPROF_THROTTLE_SUPPRESSED)
+		ASSERT_EQ(stops_next,
+			  v == KPROF_THROTTLE_STOP || v == KPROF_THROTTLE_SUPPRESSED)
 			TH_LOG("step %lu t=%llu: kprof_throttle_stops_next() said %d",
 			       p->step, (unsigned long long)ts, stops_next);
 	if (hwc.interrupts == MAX_INTERRUPTS) {

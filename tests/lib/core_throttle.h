@@ -39,6 +39,7 @@ struct core_hwc {
 	u64 interrupts;
 	u64 interrupts_seq;
 };
+
 extern struct core_hwc hwc;
 
 /* The average and allowed cost perf_sample_event_took() reported. */
@@ -53,6 +54,7 @@ struct core_did {
 	u64 now;		/* the clock, driven by the trace */
 	u64 shadow_seq;		/* shadow: tick already reported */
 };
+
 extern struct core_did kernel_did;
 
 void kernel_boot(int hz);

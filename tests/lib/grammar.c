@@ -4,6 +4,7 @@
  * that read it (grammar.h).
  */
 #include <regex.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,16 +21,25 @@ struct grammar_res {
 		ff_start, ff_thread;
 };
 
+#define G_NOSUB	(REG_EXTENDED | REG_NOSUB)
+
 static int grammar_compile(struct grammar_res *g)
 {
-	return regcomp(&g->sc_event1, "^(" G_NS "+" G_S "*" G_NS "*)" G_S "+(" G_D "+)" G_S, REG_EXTENDED | REG_NOSUB) ||
-	       regcomp(&g->sc_event2, "^(" G_NS "+" G_S "*" G_NS "*)" G_S "+(" G_D "+)/(" G_D "+)", REG_EXTENDED | REG_NOSUB) ||
-	       regcomp(&g->frame, "^" G_S "*(" G_W "+)" G_S "*(.+) \\((" G_NS "*)\\)", REG_EXTENDED | REG_NOSUB) ||
-	       regcomp(&g->ss_event, "^(" G_NS ".+)" G_S "+(" G_D "+)(/?(" G_D "+))?" G_S "+", REG_EXTENDED | REG_NOSUB) ||
+	return regcomp(&g->sc_event1,
+		       "^(" G_NS "+" G_S "*" G_NS "*)" G_S "+(" G_D "+)" G_S, G_NOSUB) ||
+	       regcomp(&g->sc_event2,
+		       "^(" G_NS "+" G_S "*" G_NS "*)" G_S "+(" G_D "+)/(" G_D "+)", G_NOSUB) ||
+	       regcomp(&g->frame,
+		       "^" G_S "*(" G_W "+)" G_S "*(.+) \\((" G_NS "*)\\)", G_NOSUB) ||
+	       regcomp(&g->ss_event,
+		       "^(" G_NS ".+)" G_S "+(" G_D "+)(/?(" G_D "+))?" G_S "+", G_NOSUB) ||
 	       regcomp(&g->ss_evname, "(" G_NS "+):" G_S "*$", REG_EXTENDED) ||
-	       regcomp(&g->ff_detect, "^" G_NS ".*" G_S "+(" G_D "+/)?" G_D "+" G_S "+(\\[" G_D "+\\]" G_S "+)?[0-9.]+:", REG_EXTENDED | REG_NOSUB) ||
+	       regcomp(&g->ff_detect,
+		       "^" G_NS ".*" G_S "+(" G_D "+/)?" G_D "+" G_S "+(\\[" G_D "+\\]" G_S
+		       "+)?[0-9.]+:", G_NOSUB) ||
 	       regcomp(&g->ff_start, "^(.*)" G_S "+([0-9.]+):", REG_EXTENDED) ||
-	       regcomp(&g->ff_thread, "^(.*)" G_S "+((" G_D "+)/)?(" G_D "+)(" G_S "|$)", REG_EXTENDED | REG_NOSUB);
+	       regcomp(&g->ff_thread,
+		       "^(.*)" G_S "+((" G_D "+)/)?(" G_D "+)(" G_S "|$)", G_NOSUB);
 }
 
 static void grammar_free(struct grammar_res *g)
@@ -49,120 +59,154 @@ static int g_match(const regex_t *re, const char *s)
 	return !regexec(re, s, 0, NULL, 0);
 }
 
+/* The three parsers' view of the text so far. */
+struct gstate {
+	struct grammar_res g;
+	struct grammar_result *r;
+	char ss_event[64];		/* speedscope: the first event's name */
+	unsigned long sc_samples, ss_samples, ff_samples, lineno, frames;
+	int in_sample, block_start, block_is_comment;
+};
+
+static int gfail(struct gstate *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int gfail(struct gstate *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->r->err, sizeof(s->r->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Firefox Profiler's format detection, on the raw text. */
+static int ff_recognized(struct gstate *s, const char *text)
+{
+	char first[512];
+	size_t n;
+
+	if (!strncmp(text, "# ========\n", 11))
+		return 0;
+	n = strcspn(text, "\n");
+	snprintf(first, sizeof(first), "%.*s", (int)(n < 511 ? n : 511), text);
+	if (!g_match(&s->g.ff_detect, first))
+		return gfail(s, "Firefox Profiler would not recognize the format: first line '%.200s'",
+			     first);
+	return 0;
+}
+
+/* An event line: speedscope's event name, Firefox Profiler's thread. */
+static int event_line(struct gstate *s, const char *line)
+{
+	regmatch_t m[2];
+	char start[512];
+
+	if (regexec(&s->g.ss_evname, line, 2, m, 0))
+		return gfail(s, "line %lu: speedscope: no event name", s->lineno);
+	snprintf(start, sizeof(start), "%.*s", (int)(m[1].rm_eo - m[1].rm_so),
+		 line + m[1].rm_so);
+	if (!s->ss_event[0])
+		snprintf(s->ss_event, sizeof(s->ss_event), "%.63s", start);
+	else if (strcmp(s->ss_event, start))
+		return gfail(s, "line %lu: speedscope would drop event '%.200s' (first was '%.200s')",
+			     s->lineno, start, s->ss_event);
+	if (regexec(&s->g.ff_start, line, 2, m, 0))
+		return gfail(s, "line %lu: Firefox Profiler: not a sample start", s->lineno);
+	snprintf(start, sizeof(start), "%.*s", (int)(m[1].rm_eo - m[1].rm_so), line);
+	if (!g_match(&s->g.ff_thread, start))
+		return gfail(s, "line %lu: Firefox Profiler: no pid/tid in '%.200s'",
+			     s->lineno, start);
+	return 0;
+}
+
+/* The first line of a block: a comment block's, or a sample's event line. */
+static int block_first_line(struct gstate *s, const char *line)
+{
+	s->block_start = 0;
+	if (line[0] == '#') {
+		/*
+		 * Skipped by stackcollapse and Firefox; speedscope must not
+		 * see an event in this block.
+		 */
+		if (g_match(&s->g.ss_event, line))
+			return gfail(s, "line %lu: speedscope would take comment '%.200s' for an event",
+				     s->lineno, line);
+		s->block_is_comment = 1;
+		s->r->comments++;
+		return 0;
+	}
+	if (!(g_match(&s->g.sc_event1, line) || g_match(&s->g.sc_event2, line)))
+		return gfail(s, "line %lu: stackcollapse-perf: not an event line: '%.200s'",
+			     s->lineno, line);
+	if (!g_match(&s->g.ss_event, line))
+		return gfail(s, "line %lu: speedscope: not an event line: '%.200s'",
+			     s->lineno, line);
+	if (event_line(s, line))
+		return -1;
+	s->in_sample = 1;
+	return 0;
+}
+
+static int one_line(struct gstate *s, const char *line)
+{
+	if (!*line) {			/* blank: every parser ends the block */
+		if (s->in_sample) {
+			s->sc_samples++;
+			s->ss_samples++;
+			s->ff_samples++;
+		}
+		s->in_sample = 0;
+		s->block_start = 1;
+		s->block_is_comment = 0;
+		return 0;
+	}
+	if (s->block_start)
+		return block_first_line(s, line);
+	if (s->block_is_comment) {
+		if (line[0] != '#')
+			return gfail(s, "line %lu: text inside a comment block", s->lineno);
+		return 0;
+	}
+	if (line[0] == '#' || !g_match(&s->g.frame, line))
+		return gfail(s, "line %lu: not a frame line: '%.200s'", s->lineno, line);
+	s->frames++;
+	return 0;
+}
+
 /* TEXT is modified (split into lines).  0 when every parser agrees. */
 int grammar_check(char *text, struct grammar_result *r)
 {
-	struct grammar_res g;
-	char *line, *next, ss_event[64] = "";
-	unsigned long sc_samples = 0, ss_samples = 0, ff_samples = 0, lineno = 0;
-	int in_sample = 0, block_start = 1, block_is_comment = 0, ret = -1;
-	unsigned long frames = 0;
+	struct gstate s = { .r = r, .block_start = 1 };
+	char *line, *next;
+	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
-	if (grammar_compile(&g)) {
+	if (grammar_compile(&s.g)) {
 		snprintf(r->err, sizeof(r->err), "regcomp failed");
 		return -1;
 	}
-	/* Firefox Profiler: format detection on the raw text. */
-	if (strncmp(text, "# ========\n", 11)) {
-		char first[512];
-		size_t n = strcspn(text, "\n");
-
-		snprintf(first, sizeof(first), "%.*s", (int)(n < 511 ? n : 511), text);
-		if (!g_match(&g.ff_detect, first)) {
-			snprintf(r->err, sizeof(r->err), "Firefox Profiler would not recognize the format: first line '%.200s'", first);
-			goto out;
-		}
-	}
+	if (ff_recognized(&s, text))
+		goto out;
 	for (line = text; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (!next) {
-			snprintf(r->err, sizeof(r->err), "line %lu has no newline", lineno + 1);
+			gfail(&s, "line %lu has no newline", s.lineno + 1);
 			goto out;
 		}
 		*next++ = '\0';
-		lineno++;
-		if (!*line) {			/* blank: every parser ends the block */
-			if (in_sample) {
-				sc_samples++;
-				ss_samples++;
-				ff_samples++;
-			}
-			in_sample = 0;
-			block_start = 1;
-			block_is_comment = 0;
-			continue;
-		}
-		if (block_start) {
-			block_start = 0;
-			if (line[0] == '#') {
-				/* Skipped by stackcollapse and Firefox; speedscope
-				 * must not see an event in this block. */
-				if (g_match(&g.ss_event, line)) {
-					snprintf(r->err, sizeof(r->err), "line %lu: speedscope would take comment '%.200s' for an event", lineno, line);
-					goto out;
-				}
-				block_is_comment = 1;
-				r->comments++;
-				continue;
-			}
-			if (!(g_match(&g.sc_event1, line) || g_match(&g.sc_event2, line))) {
-				snprintf(r->err, sizeof(r->err), "line %lu: stackcollapse-perf: not an event line: '%.200s'", lineno, line);
-				goto out;
-			}
-			if (!g_match(&g.ss_event, line)) {
-				snprintf(r->err, sizeof(r->err), "line %lu: speedscope: not an event line: '%.200s'", lineno, line);
-				goto out;
-			}
-			{
-				regmatch_t m[2];
-				char start[512];
-
-				if (regexec(&g.ss_evname, line, 2, m, 0)) {
-					snprintf(r->err, sizeof(r->err), "line %lu: speedscope: no event name", lineno);
-					goto out;
-				}
-				snprintf(start, sizeof(start), "%.*s", (int)(m[1].rm_eo - m[1].rm_so), line + m[1].rm_so);
-				if (!ss_event[0])
-					snprintf(ss_event, sizeof(ss_event), "%.63s", start);
-				else if (strcmp(ss_event, start)) {
-					snprintf(r->err, sizeof(r->err), "line %lu: speedscope would drop event '%.200s' (first was '%.200s')", lineno, start, ss_event);
-					goto out;
-				}
-				if (regexec(&g.ff_start, line, 2, m, 0)) {
-					snprintf(r->err, sizeof(r->err), "line %lu: Firefox Profiler: not a sample start", lineno);
-					goto out;
-				}
-				snprintf(start, sizeof(start), "%.*s", (int)(m[1].rm_eo - m[1].rm_so), line);
-				if (!g_match(&g.ff_thread, start)) {
-					snprintf(r->err, sizeof(r->err), "line %lu: Firefox Profiler: no pid/tid in '%.200s'", lineno, start);
-					goto out;
-				}
-			}
-			in_sample = 1;
-			continue;
-		}
-		if (block_is_comment) {
-			if (line[0] != '#') {
-				snprintf(r->err, sizeof(r->err), "line %lu: text inside a comment block", lineno);
-				goto out;
-			}
-			continue;
-		}
-		if (line[0] == '#' || !g_match(&g.frame, line)) {
-			snprintf(r->err, sizeof(r->err), "line %lu: not a frame line: '%.200s'", lineno, line);
+		s.lineno++;
+		if (one_line(&s, line))
 			goto out;
-		}
-		frames++;
 	}
-	if (in_sample) {
-		snprintf(r->err, sizeof(r->err), "the last sample has no blank line after it");
+	if (s.in_sample) {
+		gfail(&s, "the last sample has no blank line after it");
 		goto out;
 	}
-	r->samples = sc_samples;
-	r->frames = frames;
-	ret = sc_samples == ss_samples && ss_samples == ff_samples ? 0 : -1;
+	r->samples = s.sc_samples;
+	r->frames = s.frames;
+	ret = s.sc_samples == s.ss_samples && s.ss_samples == s.ff_samples ? 0 : -1;
 out:
-	grammar_free(&g);
+	grammar_free(&s.g);
 	return ret;
 }

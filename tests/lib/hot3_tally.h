@@ -21,6 +21,8 @@ void hot3_tally(char *out, struct hot3_tally *t);
 int hot3_stage_shares(const char *text, double pct[3]);
 double hot3_share_tolerance(double pct, double n);
 
+#define HOT3_SHARES_FMT "hot_a %.1f%% hot_b %.1f%% hot_c %.1f%% of %.0f samples (time %.1f/%.1f/%.1f%%); full chains %lu/%lu %lu/%lu %lu/%lu"
+
 /*
  * The shares of @t against hot3's timed split @want, logged, each within
  * hot3_share_tolerance(); a kselftest helper (uses _metadata's EXPECTs).
@@ -32,8 +34,8 @@ double hot3_share_tolerance(double pct, double n);
 									\
 		for (k_ = 0; k_ < 3; k_++)				\
 			s_[k_] = 100 * (t)->n[k_] / tot_;		\
-		TH_LOG("hot_a %.1f%% hot_b %.1f%% hot_c %.1f%% of %.0f samples (time %.1f/%.1f/%.1f%%); full chains %lu/%lu %lu/%lu %lu/%lu", \
-		       s_[0], s_[1], s_[2], tot_, (want)[0], (want)[1], (want)[2], \
+		TH_LOG(HOT3_SHARES_FMT, s_[0], s_[1], s_[2], tot_,	\
+		       (want)[0], (want)[1], (want)[2],			\
 		       (t)->chain[0], (t)->n[0], (t)->chain[1], (t)->n[1], \
 		       (t)->chain[2], (t)->n[2]);			\
 		for (k_ = 0; k_ < 3; k_++)				\

@@ -86,9 +86,12 @@ void kp_close(int fd, struct kp_buffers *b);
 
 /* Each CPU whose region is mapped and which is online now. */
 #define kp_for_each_online(b, cpu, c)					\
-	for ((cpu) = 0; (cpu) < (b)->nr_cpu_ids; (cpu)++)		\
-		if (((c) = &(b)->cpus[cpu]), !(c)->base ||		\
-		    !kp_cpu_online(cpu)) {} else
+	for ((cpu) = 0;							\
+	     (cpu) < (b)->nr_cpu_ids && ((c) = &(b)->cpus[cpu], 1);	\
+	     (cpu)++)							\
+		if (!(c)->base || !kp_cpu_online(cpu))			\
+			continue;					\
+		else
 
 int kp_account(struct kp_buffers *b, struct kp_cpu *c,
 	       const struct kprof_record_header *h);

@@ -30,7 +30,8 @@ static int xfail(struct xp *x, const char *why)
 static int xref(struct xp *x, char *out)
 {
 	static const struct { const char *name; char c; } ents[] = {
-		{ "lt;", '<' }, { "gt;", '>' }, { "amp;", '&' }, { "quot;", '"' }, { "apos;", '\'' },
+		{ "lt;", '<' }, { "gt;", '>' }, { "amp;", '&' },
+		{ "quot;", '"' }, { "apos;", '\'' },
 	};
 	size_t i;
 

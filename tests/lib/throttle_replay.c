@@ -51,7 +51,8 @@ int tt_throttle_sim(const struct tt_cpu *t, const char *sem, int rate,
 	size_t i;
 
 	fd = mkstemp(path);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}

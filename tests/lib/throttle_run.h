@@ -70,9 +70,17 @@ __u64 tt_max_per_tick(const struct tt_cpu *t, __u64 tick_nsec, __u64 from,
 		      __u64 *nr);
 unsigned int tt_one_cpu(const struct kp_buffers *b);
 
+#define TT_WOULD_FMT "CPU %u: %llu WOULD_THROTTLE records, %llu lost"
+#define TT_COUNTERS_FMT "CPU %u: overflows %llu samples %llu lost_throttled %llu throttles %llu unthrottles %llu kernel_throttles %llu lowerings %llu"
+
 /*
  * The throttle counters of CPU @c (a struct kp_cpu *) agree with the
- * records read; a kselftest helper (uses _metadata's EXPECTs).
+ * records read; a kselftest helper (uses _metadata's EXPECTs).  One
+ * THROTTLE per throttled tick, naming at least one limit; what did not
+ * fit is reported by the LOST records.  Shadow mode never stops the
+ * event: with a slow reader (the debug kernel's) the buffer fills and
+ * WOULD_THROTTLE records are lost like any record, counted in the LOST
+ * records that follow.
  */
 #define tt_check_counters(c)						\
 	do {								\
@@ -88,7 +96,6 @@ unsigned int tt_one_cpu(const struct kp_buffers *b);
 			TH_LOG("CPU %u", c_->cpu);			\
 		EXPECT_EQ(k_.own_throttles, c_->own_recs)		\
 			TH_LOG("CPU %u", c_->cpu);			\
-		/* One THROTTLE per throttled tick, naming a limit. */	\
 		EXPECT_LE(k_.throttles,					\
 			  k_.own_throttles + k_.kernel_throttles)	\
 			TH_LOG("CPU %u", c_->cpu);			\
@@ -98,25 +105,18 @@ unsigned int tt_one_cpu(const struct kp_buffers *b);
 			TH_LOG("CPU %u", c_->cpu);			\
 		EXPECT_LE(k_.unthrottles, k_.throttles)			\
 			TH_LOG("CPU %u", c_->cpu);			\
-		/* What did not fit is reported by the LOST records. */	\
 		EXPECT_EQ(k_.lost_events, c_->lost_events)		\
 			TH_LOG("CPU %u", c_->cpu);			\
 		EXPECT_EQ(k_.lowerings, c_->lowered_recs)		\
 			TH_LOG("CPU %u", c_->cpu);			\
-		/*							\
-		 * Shadow mode never stops the event: with a slow	\
-		 * reader (the debug kernel's) the buffer fills and	\
-		 * WOULD_THROTTLE records are lost like any record,	\
-		 * counted in the LOST records that follow.		\
-		 */							\
 		EXPECT_EQ(k_.would_throttles,				\
 			  c_->would_recs + c_->lost_would)		\
-			TH_LOG("CPU %u: %llu WOULD_THROTTLE records, %llu lost", \
-			       c_->cpu, c_->would_recs, c_->lost_would); \
-		TH_LOG("CPU %u: overflows %llu samples %llu lost_throttled %llu throttles %llu unthrottles %llu kernel_throttles %llu lowerings %llu", \
-		       c_->cpu, k_.overflows, k_.samples,		\
-		       k_.lost_throttled, k_.throttles, k_.unthrottles,	\
-		       k_.kernel_throttles, k_.lowerings);		\
+			TH_LOG(TT_WOULD_FMT, c_->cpu, c_->would_recs,	\
+			       c_->lost_would);				\
+		TH_LOG(TT_COUNTERS_FMT, c_->cpu, k_.overflows,		\
+		       k_.samples, k_.lost_throttled, k_.throttles,	\
+		       k_.unthrottles, k_.kernel_throttles,		\
+		       k_.lowerings);					\
 	} while (0)
 
 #endif /* KPROF_THROTTLE_RUN_H */

@@ -82,7 +82,10 @@ FIXTURE_TEARDOWN(throttle)
 		free(tt_cpus[i].r);
 }
 
-static int tt_run(FIXTURE_DATA(throttle) *self, int ms, tt_enough_fn enough)
+/* The fixture's data, for the helpers below. */
+typedef FIXTURE_DATA(throttle) throttle_data;
+
+static int tt_run(throttle_data *self, int ms, tt_enough_fn enough)
 {
 	return tt_run_on(self->fd, &self->b, self->spin, &self->nr_spin, -1,
 			 ms, enough);
@@ -412,9 +415,10 @@ static bool tt_check_lowering_limit(struct __test_metadata *_metadata,
  * throttled: every committed SAMPLE, whose cost_ns is exactly what was fed
  * (its whole handler, taken just before publishing), also the one that
  * trips the per-tick limit, and the overflows lost to a full buffer or to
- * nesting, which have no record (asserted 0 below).  throttle-sim feeds every line it does not count as throttled,
- * also the one that throttles.  Run with --semantics
- * shadow, the sim counts no line as throttled, so it feeds exactly the
+ * nesting, which have no record (asserted 0 below).  throttle-sim feeds
+ * every line it does not count as throttled, also the one that
+ * throttles.  Run with --semantics shadow, the sim counts no line as
+ * throttled, so it feeds exactly the
  * recorded costs and must print the module's RATE_LOWERED records, in
  * order, field by field, whatever the per-tick limit did.  That holds
  * while the module runs ge and really throttles: its own limit is what
@@ -430,7 +434,7 @@ static bool tt_check_lowering_limit(struct __test_metadata *_metadata,
  */
 
 static void tt_cost_lowering(struct __test_metadata *_metadata,
-			     FIXTURE_DATA(throttle) *self, int pmu_type)
+			     throttle_data *self, int pmu_type)
 {
 	__u64 tick_nsec = kprof_throttle_tick_nsec(TT_HZ);
 	/* The ticks the module counts in: the kernel's on the stand-in. */
@@ -610,7 +614,7 @@ TEST_F_TIMEOUT(throttle, cost_lowering, 90)
 			continue;
 		EXPECT_EQ(NULL, strstr(line, "interrupt took too long"))
 			TH_LOG("%s", line);
-		ours += strstr(line, "lowering kprof's own max_sample_rate") != NULL;
+		ours += !!strstr(line, "lowering kprof's own max_sample_rate");
 	}
 	/* Ratelimited, so possibly none: logged, not asserted. */
 	TH_LOG("%u kprof lowering lines", ours);

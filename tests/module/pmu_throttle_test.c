@@ -25,11 +25,12 @@
  * tick restarts the counter.  Variant both_limits sets
  * kernel.perf_event_max_sample_rate to 2000 as well, so the kernel's
  * limit trips too, at the same overflow as kprof's: kprof counts PMU
- * events in the kernel's ticks, the same overflows in the same tick.  Variant kprof_limit sets it to 1000000:
- * 4000 per tick, where the stand-in's smallest period (10 us) allows at
- * most TICK_NSEC / 10 us = 400 overflows per tick, so the kernel's limit
- * cannot trip.  The kernel's cost controller is off (percent 0), so its
- * limit stays what the variant sets.
+ * events in the kernel's ticks, the same overflows in the same tick.
+ * Variant kprof_limit sets it to 1000000: 4000 per tick, where the
+ * stand-in's smallest period (10 us) allows at most TICK_NSEC / 10 us =
+ * 400 overflows per tick, so the kernel's limit cannot trip.  The kernel's
+ * cost controller is off (percent 0), so its limit stays what the variant
+ * sets.
  *
  * Ten runs in a row, each asserting: no WARN (the test bed fails the
  * whole run on one: x86's start/stop checks are the stand-in's),
