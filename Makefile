@@ -8,7 +8,8 @@
 #   make check   host tests + the in-guest suite on every test-bed kernel
 #                (VM_KERNELS: 6.1, 6.12, newest, 6.1-rt, debug), through prove
 #   make check-quick  the same on 6.1 only, for iteration
-#   make lint    checkpatch --strict and sparse on the kernel code
+#   make lint    checkpatch --strict on all C (user/ and tests/ in its
+#                user-space mode), sparse on the kernel code
 #   make dkms-check  dkms builds kprof.ko for both test-bed kernels (no install)
 #   make deps    install/fetch what all of this needs (scripts/deps)
 # Each target installs or builds what it needs the first time it runs
@@ -104,11 +105,42 @@ build/deps-ran.mk: FORCE
 	@$(DEPS_RUN)
 	@mkdir -p build && echo '# $(DEPS_RUN) ran; see the top-level Makefile' >$@
 
-HOST_TESTS := $(patsubst %.c,%,$(wildcard tests/host/*_test.c))
+# Where tests/ builds its programs (tests/Makefile's OUTPUT, as kselftest's
+# OUTPUT=): build/tests, or KPROF_TEST_OUTPUT, which the scripts that run
+# them (tests/vm/run, bench/, tests/experiments/) read too.
+KPROF_TEST_OUTPUT ?= $(CURDIR)/build/tests
+override KPROF_TEST_OUTPUT := $(abspath $(KPROF_TEST_OUTPUT))
+export KPROF_TEST_OUTPUT
+TEST_OUT := $(patsubst $(CURDIR)/%,%,$(KPROF_TEST_OUTPUT))
+HOST_TESTS := $(patsubst tests/%.c,$(TEST_OUT)/%,$(wildcard tests/host/*_test.c))
 CHECKPATCH := $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl
 LINT_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.[ch] common/*.h \
 	include/uapi/linux/*.h tests/vm/warn/*.c \
 	tests/testpmu/*.c))
+# Userspace C: kprofcat (the generated protobuf code aside), and the tests.
+USER_LINT_FILES = $(filter-out %.pb-c.c %.pb-c.h,$(wildcard user/*/*.[ch] \
+	user/*/*/*.[ch]))
+TEST_LINT_FILES = $(wildcard tests/lib/*.[ch] tests/host/*.c tests/module/*.c \
+	tests/progs/*.c tests/experiments/*.c)
+# checkpatch's user-space mode: not findings here are the kernel's own
+# conventions userspace does not have (u32, ARRAY_SIZE, BIT, __printf,
+# fallthrough, kstrto*: PREFER_KERNEL_TYPES ... SSCANF_TO_KSTRTO), other
+# libraries' names (libdw's and protobuf-c's CamelCase and typedefs),
+# format strings kept whole for grep (LONG_LINE_STRING), perf script's own
+# output format (a space before a newline), volatile sig_atomic_t, usage()
+# in its usage text and ring.c's per-architecture barrier.
+USER_LINT_IGNORE := PREFER_KERNEL_TYPES,ARRAY_SIZE,BIT_MACRO,\
+	PREFER_DEFINED_ATTRIBUTE_MACRO,PREFER_FALLTHROUGH,SSCANF_TO_KSTRTO,\
+	CAMELCASE,NEW_TYPEDEFS,LONG_LINE_STRING,QUOTED_WHITESPACE_BEFORE_NEWLINE,\
+	VOLATILE,EMBEDDED_FUNCTION_NAME,ARCH_DEFINES
+# In the tests, also kselftest's idioms: macros that return from the test
+# (as the harness's own do), declare fixture variants, iterate as
+# for_each does, or assert on their arguments; braces around an
+# EXPECT/ASSERT (each is two statements), sscanf() checked by one,
+# expected output that repeats a word, and a program's own asm labels.
+TEST_LINT_IGNORE := $(USER_LINT_IGNORE),MACRO_WITH_FLOW_CONTROL,\
+	COMPLEX_MACRO,MULTISTATEMENT_MACRO_USE_DO_WHILE,MACRO_ARG_REUSE,\
+	BRACES,NAKED_SSCANF,REPEATED_WORD,AVOID_EXTERNS
 
 .PHONY: all kmod user tests deps check check-quick lint checkpatch sparse demo experiment \
 	bench clean dkms-check
@@ -124,10 +156,9 @@ kmod: | $(if $(wildcard $(KDIR)/Makefile),,deps)
 user:
 	$(MAKE) -C user
 
-# Test programs; they link user/libkprof.a when user/ provides one.
+# Test programs, into $(KPROF_TEST_OUTPUT); they link user/libkprof.a.
 tests: $(if $(wildcard user/Makefile),user)
-	$(MAKE) -C tests
-	$(MAKE) -C tests/experiments
+	$(MAKE) -C tests OUTPUT=$(KPROF_TEST_OUTPUT)
 
 # `make lint` first (it is fast), then prove runs every entry as a program
 # (scripts/check-run: each entry's output is kept in build/check/, and a
@@ -165,6 +196,10 @@ dkms-check:
 checkpatch:
 	$(CHECKPATCH) --strict --no-tree --quiet --show-types \
 		--ignore LINUX_VERSION_CODE -f $(LINT_FILES)
+	$(CHECKPATCH) --strict --no-tree --quiet --show-types \
+		--ignore $(subst $(eval) ,,$(USER_LINT_IGNORE)) -f $(USER_LINT_FILES)
+	$(CHECKPATCH) --strict --no-tree --quiet --show-types \
+		--ignore $(subst $(eval) ,,$(TEST_LINT_IGNORE)) -f $(TEST_LINT_FILES)
 
 # Sparse (C=2: check every file, built or not) on every kernel's build
 # tree (the newest's sparse is its chroot's); any warning fails.
@@ -205,6 +240,5 @@ bench: tests
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C user clean
-	-$(MAKE) -C tests clean
-	-$(MAKE) -C tests/experiments clean
+	-$(MAKE) -C tests OUTPUT=$(KPROF_TEST_OUTPUT) clean
 	rm -rf build

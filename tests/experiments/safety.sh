@@ -6,7 +6,7 @@
 # safe to run on a real machine: the checks that refuse a run that cannot
 # be safe or meaningful (preflight), and the save and restore of every
 # value it touches (save_limits, restore; the traps are set by the caller).
-# Uses the caller's prog, event, on_testpmu, force, PERF, KNOBS,
+# Uses the caller's prog, event, on_testpmu, force, PERF, KPARAMS,
 # KPROF_DEV, kprof_ok, SYS and NMI_COST.
 
 # other_perf_users: "PID (COMM)" of each process other than this one
@@ -69,9 +69,26 @@ save_limits() {
 	old_cost=
 	[ "$on_testpmu" = 0 ] || old_cost=$(cat $NMI_COST) || die "cannot read $NMI_COST"
 	old_knobs=
-	[ "$kprof_ok" = 0 ] || old_knobs=$("$KNOBS" -d "$KPROF_DEV" get) ||
-		die "cannot read kprof's knobs"
+	[ "$kprof_ok" = 0 ] || old_knobs=$(kprof_knobs) || die "cannot read kprof's knobs in $KPARAMS"
 	saved=1
+}
+
+# kprof_knobs: kprof's knobs in force, "SEMANTICS PCT RATE", from the
+# files kprofcat's --throttle-semantics, --cpu-time-max-percent and
+# --max-sample-rate write.
+kprof_knobs() {
+	local sem pct rate
+	sem=$(cat $KPARAMS/throttle_semantics) && pct=$(cat $KPARAMS/cpu_time_max_percent) &&
+		rate=$(cat $KPARAMS/max_sample_rate) && echo "$sem $pct $rate"
+}
+
+# set_kprof SEMANTICS PCT RATE: as set_kernel, kprof's knobs having the
+# sysctls' rule.
+set_kprof() {
+	echo "$1" >$KPARAMS/throttle_semantics &&
+		echo 25 >$KPARAMS/cpu_time_max_percent &&
+		echo "$3" >$KPARAMS/max_sample_rate &&
+		echo "$2" >$KPARAMS/cpu_time_max_percent
 }
 
 # set_kernel RATE PCT: the rate is refused while the percent is 0 or 100
@@ -98,12 +115,12 @@ restore() {
 	set_kernel "$old_rate" "$old_pct" ||
 		echo "$prog: could not restore kernel.perf_event_max_sample_rate=$old_rate perf_cpu_time_max_percent=$old_pct" >&2
 	if [ -n "$old_knobs" ]; then
-		# shellcheck disable=SC2086 # the saved options split on purpose
-		"$KNOBS" -d "$KPROF_DEV" set $old_knobs ||
-			echo "$prog: could not restore kprof's knobs ($old_knobs)" >&2
+		# shellcheck disable=SC2086 # the saved values split on purpose
+		set_kprof $old_knobs 2>/dev/null ||
+			echo "$prog: could not restore kprof's knobs ($old_knobs) in $KPARAMS" >&2
 	fi
 	now="kernel.perf_event_max_sample_rate=$(cat $SYS/perf_event_max_sample_rate) kernel.perf_cpu_time_max_percent=$(cat $SYS/perf_cpu_time_max_percent)"
 	[ -z "$old_cost" ] || now="$now nmi_cost_ns=$(cat $NMI_COST)"
-	[ -z "$old_knobs" ] || now="$now kprof: $("$KNOBS" -d "$KPROF_DEV" get)"
+	[ -z "$old_knobs" ] || now="$now kprof: $(kprof_knobs)"
 	echo "$prog: restored $now" >&2
 }

@@ -40,14 +40,18 @@ FIXTURE_VARIANT(attr) {
 };
 
 FIXTURE_VARIANT_ADD(attr, precise0) { .precise_ip = 0 };
+
 FIXTURE_VARIANT_ADD(attr, precise1) { .precise_ip = 1 };
+
 FIXTURE_VARIANT_ADD(attr, precise2_chains) {
 	.precise_ip = 2,
 	.flags = KPROF_CFG_CALLCHAIN_KERNEL | KPROF_CFG_CALLCHAIN_USER,
 };
+
 FIXTURE_VARIANT_ADD(attr, precise3_kernel_chain) {
 	.precise_ip = 3, .flags = KPROF_CFG_CALLCHAIN_KERNEL,
 };
+
 FIXTURE_VARIANT_ADD(attr, precise1_user_chain) {
 	.precise_ip = 1, .flags = KPROF_CFG_CALLCHAIN_USER,
 };

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "expect.h"
 
 #include "lib/capture/capture.h"
 #include "lib/stream/output.h"
@@ -211,17 +212,66 @@ FIXTURE_VARIANT(corrupt) {
 	int lost;	/* samples lost with it */
 };
 
-FIXTURE_VARIANT_ADD(corrupt, cpu) { bad_cpu, "CPU 268435457 in the buffer of CPU 1", 1 };
-FIXTURE_VARIANT_ADD(corrupt, cpu_of_other_buffer) { bad_cpu_of_other_buffer, "CPU 0 in the buffer of CPU 1", 1 };
-FIXTURE_VARIANT_ADD(corrupt, frames) { bad_frames, "3 kernel + 0 user frames do not fill its 88 bytes", 1 };
-FIXTURE_VARIANT_ADD(corrupt, kernel_frame) { bad_kernel_frame, "kernel frame 0, 0x1000, is not a kernel address", 1 };
-FIXTURE_VARIANT_ADD(corrupt, pid) { bad_pid, "pid 268435457 / tid 1002 beyond PID_MAX_LIMIT", 1 };
-FIXTURE_VARIANT_ADD(corrupt, period) { bad_period, "period 4503599628373505, recorded with -c 1003009", 1 };
-FIXTURE_VARIANT_ADD(corrupt, reserved) { bad_reserved, "reserved bits set", 1 };
-FIXTURE_VARIANT_ADD(corrupt, comm) { bad_comm, "comm not NUL-terminated", 1 };
-FIXTURE_VARIANT_ADD(corrupt, ip_mode) { bad_ip_mode, "IP 0x401000 is not a kernel address", 1 };
+FIXTURE_VARIANT_ADD(corrupt, cpu) {
+	.patch = bad_cpu,
+	.why = "CPU 268435457 in the buffer of CPU 1",
+	.lost = 1,
+};
+
+FIXTURE_VARIANT_ADD(corrupt, cpu_of_other_buffer) {
+	.patch = bad_cpu_of_other_buffer,
+	.why = "CPU 0 in the buffer of CPU 1",
+	.lost = 1,
+};
+
+FIXTURE_VARIANT_ADD(corrupt, frames) {
+	.patch = bad_frames,
+	.why = "3 kernel + 0 user frames do not fill its 88 bytes",
+	.lost = 1,
+};
+
+FIXTURE_VARIANT_ADD(corrupt, kernel_frame) {
+	.patch = bad_kernel_frame,
+	.why = "kernel frame 0, 0x1000, is not a kernel address",
+	.lost = 1,
+};
+
+FIXTURE_VARIANT_ADD(corrupt, pid) {
+	.patch = bad_pid,
+	.why = "pid 268435457 / tid 1002 beyond PID_MAX_LIMIT",
+	.lost = 1,
+};
+
+FIXTURE_VARIANT_ADD(corrupt, period) {
+	.patch = bad_period,
+	.why = "period 4503599628373505, recorded with -c 1003009",
+	.lost = 1,
+};
+
+FIXTURE_VARIANT_ADD(corrupt, reserved) {
+	.patch = bad_reserved,
+	.why = "reserved bits set",
+	.lost = 1,
+};
+
+FIXTURE_VARIANT_ADD(corrupt, comm) {
+	.patch = bad_comm,
+	.why = "comm not NUL-terminated",
+	.lost = 1,
+};
+
+FIXTURE_VARIANT_ADD(corrupt, ip_mode) {
+	.patch = bad_ip_mode,
+	.why = "IP 0x401000 is not a kernel address",
+	.lost = 1,
+};
+
 /* Each sample is a section of its own: a bad size costs its section only. */
-FIXTURE_VARIANT_ADD(corrupt, size) { bad_size, "an impossible size", 1 };
+FIXTURE_VARIANT_ADD(corrupt, size) {
+	.patch = bad_size,
+	.why = "an impossible size",
+	.lost = 1,
+};
 
 TEST_F(corrupt, records_are_rejected_and_counted)
 {
@@ -267,8 +317,7 @@ TEST_F(cap, no_kallsyms_is_told)
 	EXPECT_EQ(0, r.status);
 	EXPECT_EQ(NR_SAMPLES, r.samples);
 	/* The 30 samples not in user mode have a kernel frame. */
-	EXPECT_NE(NULL, strstr(r.err, "has no kallsyms section: the kernel frames of 30 samples print as [unknown]"))
-		TH_LOG("%s", r.err);
+	EXPECT_HAS(r.err, "has no kallsyms section: the kernel frames of 30 samples print as [unknown]");
 	free(r.out);
 }
 
@@ -308,9 +357,9 @@ TEST_F(cap, a_cut_capture_yields_every_whole_record)
 		whole = (cut - first) / (sec + rec);
 		if (whole > NR_SAMPLES)
 			whole = NR_SAMPLES;
-		EXPECT_EQ(whole, r.samples) TH_LOG("cut at %lld of %lld", (long long)cut, (long long)full);
-		EXPECT_NE(NULL, strstr(r.err, "is cut short (no END section: was the recording killed?)"))
-			TH_LOG("%s", r.err);
+		EXPECT_EQ(whole, r.samples)
+			TH_LOG("cut at %lld of %lld", (long long)cut, (long long)full);
+		EXPECT_HAS(r.err, "is cut short (no END section: was the recording killed?)");
 		EXPECT_EQ(NULL, strstr(r.err, "rejected")) TH_LOG("%s", r.err);
 		free(r.out);
 	}
@@ -415,7 +464,10 @@ TEST_F(cap, flipped_bytes_never_print_impossible_fields)
 		}
 		close(fd);
 		replay(self->path, NULL, &r);
-		/* A flip may turn a section into a malformed one of another type: refused by name. */
+		/*
+		 * A flip may turn a section into a malformed one of another
+		 * type: refused by name.
+		 */
 		EXPECT_TRUE(!r.status || (r.status == 1 && strstr(r.err, ": malformed ")))
 			TH_LOG("round %u: status %d: %s", round, r.status, r.err);
 		for (p = r.out; (p = strstr(p, " cpu-clock: \n")); p++) {
@@ -424,7 +476,9 @@ TEST_F(cap, flipped_bytes_never_print_impossible_fields)
 			while (line > r.out && line[-1] != '\n')
 				line--;
 			if (!strstr(line, " [000] ") && !strstr(line, " [001] ")) {
-				EXPECT_TRUE(0) TH_LOG("round %u printed %.*s", round, (int)(p - line), line);
+				EXPECT_TRUE(0)
+					TH_LOG("round %u printed %.*s", round, (int)(p - line),
+					       line);
 				break;
 			}
 			/*
@@ -432,7 +486,8 @@ TEST_F(cap, flipped_bytes_never_print_impossible_fields)
 			 * user one (below 2^56: "%16llx" starts with 2 spaces).
 			 */
 			EXPECT_TRUE(!strncmp(p + 13, "\tff", 3) || !strncmp(p + 13, "\t  ", 3))
-				TH_LOG("round %u: a first frame neither kernel nor user: %.40s", round, p + 13);
+				TH_LOG("round %u: a first frame neither kernel nor user: %.40s",
+				       round, p + 13);
 		}
 		free(r.out);
 	}

@@ -7,15 +7,14 @@
  * nothing for RATE_LOWERED and WOULD_THROTTLE (convert_perf.c's mapping);
  * perf script names the kernel frames from OUT.kallsyms, the user frames
  * of a DSO this machine does not have from OUT.symfs, and lists the
- * build-ids (a DSO path with ".." is not written); go tool pprof reads the pprof file's samples, labels, kernel
- * marks and build-ids.  Also: the capture header
- * carries the writer's version, a header without one still reads, and bad
- * invocations fail with a message instead of writing a file.
+ * build-ids (a DSO path with ".." is not written); go tool pprof reads the
+ * pprof file's samples, labels, kernel marks and build-ids.  Also: the
+ * capture header carries the writer's version, a header without one still
+ * reads, and bad invocations fail with a message instead of writing a file.
  *
  * The real-capture checks (frames, report shares against kprofcat's own)
  * are tests/host/convert-check.
  */
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,22 +28,19 @@
 #include "lib/capture/capture.h"
 #include "lib/util/print.h"
 
-/* user/kprofcat and the VERSION file, found from this binary's path. */
+/*
+ * user/kprofcat and the VERSION file of the tree this test was built from
+ * (KPROF_TREE, from tests/Makefile).
+ */
 static char kprofcat[PATH_MAX], version[64];
 
 static int find_paths(void)
 {
-	char self[PATH_MAX], path[PATH_MAX + 32];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	const char *dir;
+	char path[PATH_MAX];
 	FILE *f;
 
-	if (n < 0)
-		return -1;
-	self[n] = '\0';
-	dir = dirname(self);	/* .../tests/host */
-	snprintf(kprofcat, sizeof(kprofcat), "%s/../../user/kprofcat", dir);
-	snprintf(path, sizeof(path), "%s/../../VERSION", dir);
+	snprintf(kprofcat, sizeof(kprofcat), "%s/user/kprofcat", KPROF_TREE);
+	snprintf(path, sizeof(path), "%s/VERSION", KPROF_TREE);
 	f = fopen(path, "r");
 	if (!f || !fgets(version, sizeof(version), f)) {
 		if (f)
@@ -118,8 +114,8 @@ static void throttle(struct capture_writer *w, uint32_t type, uint64_t t)
 static int write_capture(const char *path)
 {
 	struct capture_writer *w = capture__create(path);
-	const char meta[] = "event=cpu-clock\nsample=1000000\nfreq=0\nhostname=synthhost\n"
-			    "release=6.1.0-synth\ncommand=synth\n";
+	static const char meta[] = "event=cpu-clock\nsample=1000000\nfreq=0\nhostname=synthhost\n"
+				   "release=6.1.0-synth\ncommand=synth\n";
 	union {
 		struct kprof_sample s;
 		unsigned char b[sizeof(struct kprof_sample) + 4 * 8];
@@ -315,7 +311,8 @@ TEST_F(conv, pprof_has_samples_and_labels)
 
 	if (system("command -v go >/dev/null"))
 		SKIP(return, "no go (golang-go): make deps");
-	snprintf(cmd, sizeof(cmd), "%s convert --to-pprof %s -i %s", kprofcat, self->out, self->cap);
+	snprintf(cmd, sizeof(cmd), "%s convert --to-pprof %s -i %s", kprofcat, self->out,
+		 self->cap);
 	ASSERT_EQ(0, system(cmd));
 	/* go wants a writable HOME/GOCACHE; -raw prints samples with their labels. */
 	snprintf(cmd, sizeof(cmd), "HOME=/tmp GOCACHE=/tmp/kprofcat-gocache go tool pprof -raw %s 2>/dev/null",

@@ -265,12 +265,47 @@ FIXTURE_VARIANT(abi) {
 	int err;		/* 0: accepted */
 };
 
-FIXTURE_VARIANT_ADD(abi, same) { KPROF_ABI_VERSION, KPROF_ABI_COMPAT_VERSION, SYNTH_DATA_SIZE, 0 };
-FIXTURE_VARIANT_ADD(abi, newer_compatible) { KPROF_ABI_VERSION + 1, KPROF_ABI_VERSION, SYNTH_DATA_SIZE, 0 };
-FIXTURE_VARIANT_ADD(abi, newer_incompatible) { KPROF_ABI_VERSION + 1, KPROF_ABI_VERSION + 1, SYNTH_DATA_SIZE, EPROTO };
-FIXTURE_VARIANT_ADD(abi, older) { KPROF_ABI_VERSION - 1, 0, SYNTH_DATA_SIZE, EPROTO };
-FIXTURE_VARIANT_ADD(abi, size_not_power_of_two) { KPROF_ABI_VERSION, KPROF_ABI_COMPAT_VERSION, 3000, EINVAL };
-FIXTURE_VARIANT_ADD(abi, data_past_region) { KPROF_ABI_VERSION, KPROF_ABI_COMPAT_VERSION, 2 * SYNTH_DATA_SIZE, EINVAL };
+FIXTURE_VARIANT_ADD(abi, same) {
+	.version = KPROF_ABI_VERSION,
+	.compat = KPROF_ABI_COMPAT_VERSION,
+	.data_size = SYNTH_DATA_SIZE,
+	.err = 0,
+};
+
+FIXTURE_VARIANT_ADD(abi, newer_compatible) {
+	.version = KPROF_ABI_VERSION + 1,
+	.compat = KPROF_ABI_VERSION,
+	.data_size = SYNTH_DATA_SIZE,
+	.err = 0,
+};
+
+FIXTURE_VARIANT_ADD(abi, newer_incompatible) {
+	.version = KPROF_ABI_VERSION + 1,
+	.compat = KPROF_ABI_VERSION + 1,
+	.data_size = SYNTH_DATA_SIZE,
+	.err = EPROTO,
+};
+
+FIXTURE_VARIANT_ADD(abi, older) {
+	.version = KPROF_ABI_VERSION - 1,
+	.compat = 0,
+	.data_size = SYNTH_DATA_SIZE,
+	.err = EPROTO,
+};
+
+FIXTURE_VARIANT_ADD(abi, size_not_power_of_two) {
+	.version = KPROF_ABI_VERSION,
+	.compat = KPROF_ABI_COMPAT_VERSION,
+	.data_size = 3000,
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(abi, data_past_region) {
+	.version = KPROF_ABI_VERSION,
+	.compat = KPROF_ABI_COMPAT_VERSION,
+	.data_size = 2 * SYNTH_DATA_SIZE,
+	.err = EINVAL,
+};
 
 FIXTURE_SETUP(abi)
 {

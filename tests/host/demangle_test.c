@@ -35,7 +35,11 @@
 
 static char prog[PATH_MAX], kprofcat[PATH_MAX];
 
-/* tests/progs/cxxhot and user/kprofcat, found from this binary's path. */
+/*
+ * progs/cxxhot, built beside this test (OUTPUT/host/demangle_test ->
+ * OUTPUT/progs/cxxhot), and user/kprofcat of the tree it was built from
+ * (KPROF_TREE, from tests/Makefile).
+ */
 static int find_paths(void)
 {
 	char self[PATH_MAX], *dir;
@@ -44,9 +48,9 @@ static int find_paths(void)
 	if (n < 0)
 		return -1;
 	self[n] = '\0';
-	dir = dirname(self);	/* .../tests/host */
+	dir = dirname(self);	/* OUTPUT/host */
 	snprintf(prog, sizeof(prog), "%s/../progs/cxxhot", dir);
-	snprintf(kprofcat, sizeof(kprofcat), "%s/../../user/kprofcat", dir);
+	snprintf(kprofcat, sizeof(kprofcat), "%s/user/kprofcat", KPROF_TREE);
 	if (!realpath(prog, self))
 		return -1;
 	snprintf(prog, sizeof(prog), "%s", self);

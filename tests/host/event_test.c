@@ -86,8 +86,8 @@ TEST_F(event, pmu_without_terms)
 TEST_F(event, builtin_terms)
 {
 	ASSERT_EQ(0, config__parse_event(&self->cfg,
-			"kprof_testpmu/config=0x1a,config1=5,config2=07,period=50000/",
-			&self->given));
+					 "kprof_testpmu/config=0x1a,config1=5,config2=07,period=50000/",
+					 &self->given));
 	EXPECT_EQ(11U, self->cfg.type);
 	EXPECT_EQ(0x1aULL, self->cfg.config);
 	EXPECT_EQ(5ULL, self->cfg.config1);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * flamegraph_test: --flamegraph FILE.svg from synthetic captures (-i).
- * The SVG is parsed by a small XML checker here (well-formedness: one
- * root, balanced tags, quoted attributes, only the five entities or
- * character references, no '<' or '&' in text) and by xmllint when it is
- * installed; its frames are then checked against the capture: the root's
+ * The SVG is parsed by a small XML checker (tests/lib/svg_check.c:
+ * well-formedness: one root, balanced tags, quoted attributes, only the
+ * five entities or character references, no '<' or '&' in text) and by
+ * xmllint when it is installed; its frames are then checked against the capture: the root's
  * children sum to the samples (to the periods with --weight=period), each
  * frame lies in its parent and in the view box, its geometry follows from
  * its values, C++ names with < > & are escaped, nothing is fetched from
@@ -16,7 +16,6 @@
  * the errors name the problem and the fix.
  */
 #include <ctype.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -24,12 +23,14 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "expect.h"
 
 #include "lib/capture/capture.h"
 #include "lib/stream/output.h"
 #include "lib/stream/replay.h"
 #include "lib/util/print.h"
 #include "tool/output/output_flamegraph.h"
+#include "svg_check.h"
 #include "synth.h"
 
 static const char kallsyms[] =
@@ -80,254 +81,6 @@ static int write_capture(const char *path, int reversed)
 			return -1;
 	}
 	return capture__close(w);
-}
-
-/* ---- a small XML checker, which also collects the frames ---- */
-
-#define MAX_FRAMES 64
-
-struct frame {
-	double dx, dv;			/* data-x, data-v */
-	int d;				/* data-d */
-	double x, y, w, h;		/* its rect */
-	int has_rect;
-	char title[256];		/* its <title>, unescaped */
-	char label[256];		/* its <text>, unescaped */
-};
-
-struct svg {
-	double vb_w, vb_h;		/* viewBox */
-	struct frame f[MAX_FRAMES];
-	int nr;
-	int scripts;
-	char err[128];			/* why it is not well-formed */
-};
-
-struct xp {
-	const char *p;
-	struct svg *svg;
-	struct frame *cur;		/* the frame whose <g> is open */
-	char *text;			/* where character data goes (title, label) */
-	size_t text_left;
-	char stack[32][32];		/* open elements */
-	int depth;
-};
-
-static int xfail(struct xp *x, const char *why)
-{
-	snprintf(x->svg->err, sizeof(x->svg->err), "%s at \"%.20s\"", why, x->p);
-	return -1;
-}
-
-/* One reference after '&' into OUT (1 byte, ASCII only is ever needed here); -1: not one. */
-static int xref(struct xp *x, char *out)
-{
-	static const struct { const char *name; char c; } ents[] = {
-		{ "lt;", '<' }, { "gt;", '>' }, { "amp;", '&' }, { "quot;", '"' }, { "apos;", '\'' },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(ents) / sizeof(ents[0]); i++) {
-		if (!strncmp(x->p, ents[i].name, strlen(ents[i].name))) {
-			x->p += strlen(ents[i].name);
-			*out = ents[i].c;
-			return 0;
-		}
-	}
-	if (*x->p == '#') {
-		const char *s = x->p + 1;
-
-		while (isxdigit((unsigned char)*s) || *s == 'x')
-			s++;
-		if (*s == ';' && s > x->p + 1) {
-			x->p = s + 1;
-			*out = '?';
-			return 0;
-		}
-	}
-	return xfail(x, "a bare '&'");
-}
-
-/* Character data up to '<' (END: up to the quote *END instead) into BUF. */
-static int xchars(struct xp *x, char end, char *buf, size_t len)
-{
-	size_t n = 0;
-	char c;
-
-	while (*x->p && *x->p != (end ? end : '<')) {
-		if (*x->p == '<')
-			return xfail(x, "a '<' in an attribute");
-		if (*x->p == '&') {
-			x->p++;
-			if (xref(x, &c))
-				return -1;
-		} else {
-			c = *x->p++;
-		}
-		if (buf && n + 1 < len)
-			buf[n++] = c;
-	}
-	if (buf && len)
-		buf[n] = '\0';
-	return *x->p ? 0 : xfail(x, "the end inside text");
-}
-
-static int isname(char c)
-{
-	return isalnum((unsigned char)c) || c == '-' || c == '_' || c == ':' || c == '.';
-}
-
-static void xattr(struct xp *x, const char *el, const char *name, const char *v)
-{
-	struct frame *f = x->cur;
-
-	if (!strcmp(el, "svg") && !strcmp(name, "viewBox"))
-		sscanf(v, "0 0 %lf %lf", &x->svg->vb_w, &x->svg->vb_h);
-	if (!strcmp(el, "g") && f) {
-		if (!strcmp(name, "data-x"))
-			f->dx = strtod(v, NULL);
-		else if (!strcmp(name, "data-v"))
-			f->dv = strtod(v, NULL);
-		else if (!strcmp(name, "data-d"))
-			f->d = atoi(v);
-	}
-	if (!strcmp(el, "rect") && f) {
-		f->has_rect = 1;
-		if (!strcmp(name, "x"))
-			f->x = strtod(v, NULL);
-		else if (!strcmp(name, "y"))
-			f->y = strtod(v, NULL);
-		else if (!strcmp(name, "width"))
-			f->w = strtod(v, NULL);
-		else if (!strcmp(name, "height"))
-			f->h = strtod(v, NULL);
-	}
-}
-
-/* A start tag after '<': name, attributes, '>' or '/>'. */
-static int xstart(struct xp *x)
-{
-	char el[32], name[32], val[256];
-	int n = 0, is_frame = 0;
-
-	while (isname(*x->p) && n < 31)
-		el[n++] = *x->p++;
-	el[n] = '\0';
-	if (!n)
-		return xfail(x, "no element name");
-	if (!strcmp(el, "g") && !strncmp(x->p, " class=\"f\"", 10)) {
-		if (x->svg->nr == MAX_FRAMES)
-			return xfail(x, "more frames than this test expects");
-		x->cur = &x->svg->f[x->svg->nr++];
-		is_frame = 1;
-	}
-	for (;;) {
-		while (*x->p == ' ' || *x->p == '\n')
-			x->p++;
-		if (*x->p == '>' || !strncmp(x->p, "/>", 2))
-			break;
-		for (n = 0; isname(*x->p) && n < 31; )
-			name[n++] = *x->p++;
-		name[n] = '\0';
-		if (!n || x->p[0] != '=' || x->p[1] != '"')
-			return xfail(x, "an attribute not name=\"value\"");
-		x->p += 2;
-		if (xchars(x, '"', val, sizeof(val)))
-			return -1;
-		x->p++;
-		xattr(x, el, name, val);
-	}
-	x->svg->scripts += !strcmp(el, "script");
-	if (*x->p == '/') {
-		x->p += 2;
-		if (is_frame)
-			x->cur = NULL;
-		return 0;
-	}
-	x->p++;
-	if (x->depth == 32)
-		return xfail(x, "nested too deep");
-	snprintf(x->stack[x->depth++], sizeof(x->stack[0]), "%s", el);
-	x->text = NULL;
-	if (x->cur && !strcmp(el, "title"))
-		x->text = x->cur->title;
-	else if (x->cur && !strcmp(el, "text"))
-		x->text = x->cur->label;
-	x->text_left = sizeof(x->cur->title);
-	return 0;
-}
-
-static int xend(struct xp *x)
-{
-	size_t n = strcspn(x->p, ">");
-
-	if (!x->depth || strlen(x->stack[x->depth - 1]) != n ||
-	    strncmp(x->p, x->stack[x->depth - 1], n))
-		return xfail(x, "an end tag that does not match");
-	if (!strcmp(x->stack[x->depth - 1], "g"))
-		x->cur = NULL;
-	x->depth--;
-	x->p += n + 1;
-	x->text = NULL;
-	return 0;
-}
-
-/* Markup after '<': <?..?>, <!--..-->, <![CDATA[..]]>, </end>, <start>. */
-static int xmarkup(struct xp *x, int *root_done)
-{
-	static const struct { const char *open, *close; } skip[] = {
-		{ "?", "?>" }, { "!--", "-->" }, { "![CDATA[", "]]>" },
-	};
-	size_t i;
-
-	for (i = 0; i < 3; i++) {
-		if (!strncmp(x->p, skip[i].open, strlen(skip[i].open))) {
-			const char *e = strstr(x->p, skip[i].close);
-
-			if (!e || (i == 2 && !x->depth))
-				return xfail(x, "an unterminated or misplaced section");
-			x->p = e + strlen(skip[i].close);
-			return 0;
-		}
-	}
-	if (*x->p == '/') {
-		x->p++;
-		if (xend(x))
-			return -1;
-		*root_done = !x->depth;
-		return 0;
-	}
-	if (*root_done)
-		return xfail(x, "a second root element");
-	return xstart(x);
-}
-
-/* 0 if TEXT is well-formed XML; the frames and viewBox into SVG. */
-static int xml_check(const char *text, struct svg *svg)
-{
-	struct xp x = { .p = text, .svg = svg };
-	int root_done = 0;
-
-	memset(svg, 0, sizeof(*svg));
-	while (*x.p) {
-		if (*x.p == '<') {
-			x.p++;
-			if (xmarkup(&x, &root_done))
-				return -1;
-			continue;
-		}
-		if (!x.depth) {
-			if (!isspace((unsigned char)*x.p))
-				return xfail(&x, "text outside the root");
-			x.p++;
-			continue;
-		}
-		if (xchars(&x, 0, x.text, x.text ? x.text_left : 0))
-			return -1;
-	}
-	if (x.depth || !root_done)
-		return xfail(&x, "unclosed elements");
-	return 0;
 }
 
 /* ---- running the writer ---- */
@@ -386,7 +139,9 @@ FIXTURE_SETUP(fg)
 	snprintf(self->svg, sizeof(self->svg), "%s/f.svg", self->dir);
 	ASSERT_EQ(0, write_capture(self->cap, 0));
 	ASSERT_EQ(0, write_capture(self->rev, 1));
-	self->samples_a = self->period_a = self->period = 0;
+	self->samples_a = 0;
+	self->period_a = 0;
+	self->period = 0;
 	for (i = 0; i < NR_SAMPLES; i++) {
 		self->period += period_of(i);
 		if (i % 3 == 0) {
@@ -440,8 +195,10 @@ static void check_frames(struct __test_metadata *_metadata, const struct svg *s,
 
 		ASSERT_TRUE(f->has_rect);
 		EXPECT_TRUE(f->x >= 0 && f->y >= 0 && f->x + f->w <= s->vb_w + 0.0005 &&
-			    f->y + f->h <= s->vb_h) TH_LOG("frame %s outside the view box", f->title);
-		EXPECT_LE(fabs(f->x - (FLAME_PAD + f->dx * fw / total)), 0.0005) TH_LOG("%s", f->title);
+			    f->y + f->h <= s->vb_h) TH_LOG("frame %s outside the view box",
+							   f->title);
+		EXPECT_LE(fabs(f->x - (FLAME_PAD + f->dx * fw / total)), 0.0005)
+			TH_LOG("%s", f->title);
 		EXPECT_LE(fabs(f->w - f->dv * fw / total), 0.0005) TH_LOG("%s", f->title);
 		EXPECT_GT(f->dv, 0);
 		if (f->d == 1) {
@@ -456,10 +213,11 @@ static void check_frames(struct __test_metadata *_metadata, const struct svg *s,
 		/* Frames of a level do not overlap. */
 		for (j = 0; j < i; j++)
 			if (s->f[j].d == f->d)
-				EXPECT_TRUE(s->f[j].dx + s->f[j].dv <= f->dx || f->dx + f->dv <= s->f[j].dx);
+				EXPECT_TRUE(s->f[j].dx + s->f[j].dv <= f->dx ||
+					    f->dx + f->dv <= s->f[j].dx);
 	}
 	EXPECT_EQ(total, sum_v);
-	EXPECT_LE(fabs(sum_w - fw), nr1 * 0.0005 + 1e-9);
+	EXPECT_LE(fabs(sum_w - fw), nr1 * 0.0005 + 1 / 1e9);
 }
 
 TEST_F(fg, widths_sum_to_the_samples_and_frames_stay_in_the_box)
@@ -511,7 +269,7 @@ TEST_F(fg, names_are_escaped_and_nothing_is_fetched)
 	int i;
 
 	ASSERT_NE(NULL, text);
-	EXPECT_NE(NULL, strstr(text, "std::map&lt;int, std::pair&lt;a&amp;b, c&gt; &gt;::find_[k]"));
+	EXPECT_HAS(text, "std::map&lt;int, std::pair&lt;a&amp;b, c&gt; &gt;::find_[k]");
 	EXPECT_NE(NULL, strstr(text, "say&quot;it&apos;s&quot;_[k]"));
 	EXPECT_EQ(NULL, strstr(text, "<a&b"));
 	/* The one URL is the SVG namespace's name, which nothing fetches. */
@@ -590,7 +348,8 @@ static int write_wide_capture(const char *path)
 	for (i = 0; i <= NR_WIDE; i++) {
 		int rare = i == NR_WIDE / 2;
 		size_t n = synth_sample(buf, i + 1, 1000000000ULL + i * 1000, 0, 100,
-					rare ? "rare" : "a\x01\xff", 0, rare ? ips : ips + 1, 2 - !rare, 0);
+					rare ? "rare" : "a\x01\xff", 0,
+					rare ? ips : ips + 1, 2 - !rare, 0);
 
 		if (capture__add_record(w, 0, buf, n))
 			return -1;
@@ -718,7 +477,10 @@ TEST_F(fg, the_script_zooms_and_searches)
 	snprintf(want, sizeof(want), "zoom %d.000 %d.000 true true %d false\n",
 		 FLAME_PAD, FLAME_WIDTH - 2 * FLAME_PAD, 2 + under_a);
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("want '%s' in:\n%s", want, out);
-	/* vfs_read: the stacks of i % 4 == 0 or 1, half the samples; the template inside counts once. */
+	/*
+	 * vfs_read: the stacks of i % 4 == 0 or 1, half the samples; the
+	 * template inside counts once.
+	 */
 	EXPECT_NE(NULL, strstr(out, "matched Matched: 50.00%\n")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "nested Matched: 50.00%\n")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "cleared [ ] true\n")) TH_LOG("%s", out);
@@ -735,16 +497,10 @@ struct result {
 	char err[4096];
 };
 
+/* user/kprofcat of the tree this test was built from (tests/Makefile). */
 static int kprofcat(char *path, size_t len)
 {
-	char self_path[400];
-	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
-
-	if (n <= 0)
-		return -1;
-	self_path[n] = '\0';
-	/* tests/host/flamegraph_test -> user/kprofcat */
-	snprintf(path, len, "%s/../../user/kprofcat", dirname(self_path));
+	snprintf(path, len, "%s/user/kprofcat", KPROF_TREE);
 	return access(path, X_OK);
 }
 
@@ -791,7 +547,7 @@ TEST_F(fg, the_command_line_writes_it_and_refuses_what_cannot_work)
 	fclose(f);
 	run(&r, self->dir, "-i c.kpcap --flamegraph cli.svg");
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.err);
-	EXPECT_NE(NULL, strstr(r.err, "flame graph cli.svg: 60 samples of cpu-clock")) TH_LOG("%s", r.err);
+	EXPECT_HAS(r.err, "flame graph cli.svg: 60 samples of cpu-clock");
 	cli = slurp(path);
 	ASSERT_NE(NULL, cli);
 	EXPECT_STREQ(lib, cli);
@@ -808,12 +564,10 @@ TEST_F(fg, the_command_line_writes_it_and_refuses_what_cannot_work)
 	EXPECT_EQ(2, r.status);
 	EXPECT_NE(NULL, strstr(r.err, "'kprofcat report' picks the output")) TH_LOG("%s", r.err);
 	run(&r, self->dir, "-i c.kpcap --report --weight=period");
-	EXPECT_NE(NULL, strstr(r.err, "--weight only applies to --folded and --flamegraph"))
-		TH_LOG("%s", r.err);
+	EXPECT_HAS(r.err, "--weight only applies to --folded and --flamegraph");
 	run(&r, self->dir, "-i c.kpcap --flamegraph /nonexistent/f.svg");
 	EXPECT_EQ(1, r.status);
-	EXPECT_NE(NULL, strstr(r.err, "cannot write the flame graph to /nonexistent/f.svg: No such file or directory: give --flamegraph the path of a file you can write"))
-		TH_LOG("%s", r.err);
+	EXPECT_HAS(r.err, "cannot write the flame graph to /nonexistent/f.svg: No such file or directory: give --flamegraph the path of a file you can write");
 	/* A run that fails leaves an older file as it was and makes none. */
 	run(&r, self->dir, "-i nosuch.kpcap --flamegraph cli.svg");
 	EXPECT_EQ(1, r.status);

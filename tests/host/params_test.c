@@ -165,7 +165,8 @@ TEST(totals_sum_the_cpus)
 	struct out_kernel_totals t;
 
 	memset(cpu, 0, sizeof(cpu));
-	cpu[0].size = cpu[2].size = sizeof(cpu[0]);	/* CPU 1: no event */
+	cpu[0].size = sizeof(cpu[0]);	/* CPU 1: no event */
+	cpu[2].size = sizeof(cpu[0]);
 	cpu[0].counters.samples = 10;
 	cpu[0].counters.lost_full = 1;
 	cpu[0].counters.lost_throttled = 2;

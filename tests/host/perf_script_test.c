@@ -30,10 +30,12 @@ static int find_dirs(void)
 	if (n < 0)
 		return -1;
 	self[n] = '\0';
-	/* tests/host/.. is tests/ */
-	if (snprintf(tests_dir, sizeof(tests_dir), "%s/..", dirname(self)) >= (int)sizeof(tests_dir))
+	/* OUTPUT/host/.. is OUTPUT, with progs/ and tools/ */
+	if (snprintf(tests_dir, sizeof(tests_dir), "%s/..",
+		     dirname(self)) >= (int)sizeof(tests_dir))
 		return -1;
-	snprintf(user_dir, sizeof(user_dir), "%s/../user", tests_dir);
+	/* kprofcat of the tree this test was built from (tests/Makefile) */
+	snprintf(user_dir, sizeof(user_dir), "%s/user", KPROF_TREE);
 	return 0;
 }
 
@@ -100,7 +102,8 @@ TEST_F(perf, frames_are_perf_scripts)
 			 self->dir, tests_dir, self->dir));
 	ASSERT_EQ(0, run("%s/kprofcat -i %s/c.kpcap >%s/k.txt 2>%s/k.err", user_dir, self->dir,
 			 self->dir, self->dir));
-	ASSERT_EQ(0, run("perf script -i %s/perf.data >%s/p.txt 2>/dev/null", self->dir, self->dir));
+	ASSERT_EQ(0, run("perf script -i %s/perf.data >%s/p.txt 2>/dev/null", self->dir,
+			 self->dir));
 	ASSERT_EQ(0, run("%s/tools/framediff %s/k.txt %s/p.txt >%s/diff 2>%s/diff.err",
 			 tests_dir, self->dir, self->dir, self->dir, self->dir));
 	snprintf(prog, sizeof(prog), "%s/diff", self->dir);
@@ -109,7 +112,8 @@ TEST_F(perf, frames_are_perf_scripts)
 	ASSERT_NE(NULL, fgets(line, sizeof(line), f));
 	fclose(f);
 	ASSERT_EQ(6, sscanf(line, "samples=%llu/%llu frames=%llu/%llu differing=%llu reordered=%llu",
-			    &na, &nb, &fa, &fb, &diff, &reordered)) TH_LOG("framediff said: %s", line);
+			    &na, &nb, &fa, &fb, &diff, &reordered)) TH_LOG("framediff said: %s",
+									   line);
 	TH_LOG("%s", line);
 	ASSERT_GT(nb, 0);
 	EXPECT_EQ(nb, na);

@@ -23,8 +23,10 @@
 #include "lib/util/print.h"
 
 /* Section indexes of the crafted file. */
-enum { S_NULL, S_TEXT, S_DATA, S_RODATA, S_COMMENT, S_SYMTAB, S_STRTAB,
-       S_DYNSYM, S_DYNSTR, S_SHSTRTAB, NR_SECTIONS };
+enum {
+	S_NULL, S_TEXT, S_DATA, S_RODATA, S_COMMENT, S_SYMTAB, S_STRTAB,
+	S_DYNSYM, S_DYNSTR, S_SHSTRTAB, NR_SECTIONS
+};
 
 #define TEXT_ADDR	0x1000
 #define DATA_ADDR	0x2000
@@ -91,7 +93,7 @@ static const struct csym dynsym[] = {
 	FUNC("l_dyn_longer", 0x1b00, 0x10, STB_GLOBAL),
 };
 
-static char path[] = "/tmp/kprofcat-symbols-XXXXXX";
+static char path[64] = "/tmp/kprofcat-symbols-XXXXXX";
 
 /* A string table of NAMES; *OFFS gets each one's offset.  Returns its size. */
 static size_t strtab(char *buf, const struct csym *s, size_t n, uint32_t *offs)
@@ -216,7 +218,8 @@ static int write_elf(void)
 	memset(&ph, 0, sizeof(ph));
 	ph.p_type = PT_LOAD;
 	ph.p_flags = PF_R | PF_X;
-	ph.p_filesz = ph.p_memsz = FILE_SIZE;
+	ph.p_filesz = FILE_SIZE;
+	ph.p_memsz = FILE_SIZE;
 	ph.p_align = 0x1000;
 	if (!gelf_update_phdr(e, 0, &ph) || elf_update(e, ELF_C_WRITE) < 0)
 		goto out;

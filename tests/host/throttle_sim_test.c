@@ -3,12 +3,11 @@
  * throttle_sim_test.c - `kprofcat throttle-sim` on crafted traces: exact
  * stdout (a format scripts parse, fixed by sim_usage()), exit status and error messages.
  *
- * Runs user/kprofcat found next to this test's tree (or $KPROFCAT).  The
+ * Runs user/kprofcat of the tree it was built from (or $KPROFCAT).  The
  * expected numbers are worked out by hand in the comments, from
  * kernel/events/core.c's formulas, not from the code under test.
  */
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,22 +22,18 @@ FIXTURE(sim) {
 	char err[SIM_OUT_MAX];
 };
 
+/* The fixture's data, for run_sim(). */
+typedef FIXTURE_DATA(sim) sim_data;
+
 FIXTURE_SETUP(sim)
 {
 	const char *env = getenv("KPROFCAT");
-	char exe[PATH_MAX];
-	ssize_t n;
 
-	if (env) {
+	if (env)
 		snprintf(self->kprofcat, sizeof(self->kprofcat), "%s", env);
-	} else {
-		/* <repo>/tests/host/throttle_sim_test -> <repo>/user/kprofcat */
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		ASSERT_GT(n, 0);
-		exe[n] = '\0';
+	else	/* the tree this test was built from (tests/Makefile) */
 		snprintf(self->kprofcat, sizeof(self->kprofcat),
-			 "%s/../../user/kprofcat", dirname(exe));
-	}
+			 "%s/user/kprofcat", KPROF_TREE);
 	ASSERT_EQ(0, access(self->kprofcat, X_OK))
 		TH_LOG("kprofcat not built at %s (make user, or set KPROFCAT)",
 		       self->kprofcat);
@@ -61,7 +56,7 @@ static void slurp(FILE *f, char *buf, size_t size)
  * Run `kprofcat throttle-sim ARGS...` with @input on stdin; stdout and
  * stderr land in self->out / self->err.  Returns the exit status, or -1.
  */
-static int run_sim(FIXTURE_DATA(sim) *self, const char *input, ...)
+static int run_sim(sim_data *self, const char *input, ...)
 {
 	char *argv[16];
 	FILE *in, *out, *err;
@@ -116,8 +111,10 @@ static int run_sim(FIXTURE_DATA(sim) *self, const char *input, ...)
 static const char three_per_tick[] =
 	"0 1\n1 1\n2 1\n10 1\n1000000 1\n";
 
-/* ge: the 3rd interrupt of tick 0 stops (and is sampled), the 4th does
- * not happen, the event restarts at 1000000. */
+/*
+ * ge: the 3rd interrupt of tick 0 stops (and is sampled), the 4th does
+ * not happen, the event restarts at 1000000.
+ */
 TEST_F(sim, ge_third_interrupt_stops)
 {
 	ASSERT_EQ(0, run_sim(self, three_per_tick, "--hz", "1000",

@@ -131,6 +131,9 @@ FIXTURE_VARIANT(bad_config) {
 		.sysfs_pmu = sysfs,					\
 	}
 #define BAD(name, errnum, body)	BAD_LOG(name, errnum, NULL, NULL, body)
+/* An event of type @t, config @c. */
+#define BAD_EVENT(name, errnum, t, c)					\
+	BAD(name, errnum, { cfg->type = (t); cfg->config = (c); })
 /* A PMU kprof does not sample: EOPNOTSUPP at SET_CONFIG, named in the log. */
 #define REFUSED(name, pmu, body) BAD_LOG(name, EOPNOTSUPP, pmu, NULL, body)
 #define REFUSED_SYSFS(name, sysfs)					\
@@ -150,26 +153,16 @@ REFUSED_SYSFS(kprobe_pmu, "kprobe");
 REFUSED_SYSFS(uprobe_pmu, "uprobe");
 REFUSED(dynamic_type_unregistered, "(dynamic type)",
 	{ cfg->type = unregistered_type(); cfg->config1 = 0x5; });
-BAD(hardware_config_unknown, EINVAL,
-    { cfg->type = PERF_TYPE_HARDWARE; cfg->config = PERF_COUNT_HW_MAX; });
+BAD_EVENT(hardware_config_unknown, EINVAL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_MAX);
 /* A PMU type in config's upper half (PERF_PMU_TYPE_SHIFT): not kprof's. */
-BAD(hardware_extended_type, EINVAL,
-    { cfg->type = PERF_TYPE_HARDWARE; cfg->config = 1ULL << 32; });
+BAD_EVENT(hardware_extended_type, EINVAL, PERF_TYPE_HARDWARE, 1ULL << 32);
 /* x86's set_ext_hw_attr(): each of the three cache fields, then the type. */
-BAD(cache_id_unknown, EINVAL,
-    { cfg->type = PERF_TYPE_HW_CACHE; cfg->config = PERF_COUNT_HW_CACHE_MAX; });
-BAD(cache_op_unknown, EINVAL,
-    { cfg->type = PERF_TYPE_HW_CACHE;
-      cfg->config = PERF_COUNT_HW_CACHE_OP_MAX << 8; });
-BAD(cache_result_unknown, EINVAL,
-    { cfg->type = PERF_TYPE_HW_CACHE;
-      cfg->config = PERF_COUNT_HW_CACHE_RESULT_MAX << 16; });
-BAD(cache_extended_type, EINVAL,
-    { cfg->type = PERF_TYPE_HW_CACHE; cfg->config = 1ULL << 32; });
-BAD(period_bit63, EINVAL,
-    { cfg->flags &= ~KPROF_CFG_FREQ; cfg->sample = 1ULL << 63; });
-BAD(period_zero, EINVAL,
-    { cfg->flags &= ~KPROF_CFG_FREQ; cfg->sample = 0; });
+BAD_EVENT(cache_id_unknown, EINVAL, PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_MAX);
+BAD_EVENT(cache_op_unknown, EINVAL, PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_OP_MAX << 8);
+BAD_EVENT(cache_result_unknown, EINVAL, PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_RESULT_MAX << 16);
+BAD_EVENT(cache_extended_type, EINVAL, PERF_TYPE_HW_CACHE, 1ULL << 32);
+BAD(period_bit63, EINVAL, { cfg->flags &= ~KPROF_CFG_FREQ; cfg->sample = 1ULL << 63; });
+BAD(period_zero, EINVAL, { cfg->flags &= ~KPROF_CFG_FREQ; cfg->sample = 0; });
 BAD(freq_zero, EINVAL, cfg->sample = 0);
 BAD(freq_above_max_rate, EINVAL, cfg->sample = max_sample_rate + 1ULL);
 BAD(cpu_out_of_range, EINVAL, kp_cfg_add_cpu(cfg, nr_cpu_ids));
@@ -178,8 +171,7 @@ BAD(reserved_first, EINVAL, cfg->__reserved[0] = 1);
 BAD(reserved_last, EINVAL, cfg->__reserved[5] = 1ULL << 63);
 BAD(flag_unknown, EINVAL, cfg->flags |= KPROF_CFG_ALL + 1);
 BAD(flag_top, EINVAL, cfg->flags |= 1ULL << 63);
-BAD(exclude_everything, EINVAL,
-    cfg->flags |= KPROF_CFG_EXCLUDE_USER | KPROF_CFG_EXCLUDE_KERNEL);
+BAD(exclude_everything, EINVAL, cfg->flags |= KPROF_CFG_EXCLUDE_USER | KPROF_CFG_EXCLUDE_KERNEL);
 BAD(precise_ip_4, EINVAL, cfg->precise_ip = 4);
 BAD(kernel_stack_too_deep, EINVAL, cfg->kernel_stack = KPROF_MAX_STACK + 1);
 BAD(user_stack_too_deep, EINVAL, cfg->user_stack = KPROF_MAX_STACK + 1);

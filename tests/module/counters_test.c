@@ -22,6 +22,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include "kselftest_harness.h"
+#include "lib/dev/ring.h"
 
 /*
  * Publications each CPU's reader must see change the counters: each is

@@ -125,15 +125,32 @@ static void fz_config(struct fz_thread *t, struct kprof_config *cfg)
 		cfg->user_stack = 1 + fz_below(t, KPROF_MAX_STACK);
 	}
 	switch (fz_below(t, 10)) {
-	case 0: cfg->flags = fz_rand(t); break;
-	case 1: cfg->type = fz_below(t, 8); break;
-	case 2: cfg->config = fz_rand(t); break;
-	case 3: cfg->sample = fz_rand(t); break;
-	case 4: cfg->buffer_pages = pages[fz_below(t, 8)]; break;
-	case 5: cfg->watermark = fz_rand(t); break;
-	case 6: cfg->cpumask[fz_below(t, KPROF_MAX_CPUS / 64)] = fz_rand(t); break;
-	case 7: cfg->__reserved[fz_below(t, 8)] = fz_rand(t); break;
-	default: break;
+	case 0:
+		cfg->flags = fz_rand(t);
+		break;
+	case 1:
+		cfg->type = fz_below(t, 8);
+		break;
+	case 2:
+		cfg->config = fz_rand(t);
+		break;
+	case 3:
+		cfg->sample = fz_rand(t);
+		break;
+	case 4:
+		cfg->buffer_pages = pages[fz_below(t, 8)];
+		break;
+	case 5:
+		cfg->watermark = fz_rand(t);
+		break;
+	case 6:
+		cfg->cpumask[fz_below(t, KPROF_MAX_CPUS / 64)] = fz_rand(t);
+		break;
+	case 7:
+		cfg->__reserved[fz_below(t, 8)] = fz_rand(t);
+		break;
+	default:
+		break;
 	}
 }
 
@@ -176,10 +193,18 @@ static void fz_op_session(struct fz_thread *t)
 		if (ioctl(fd, KPROF_IOC_GET_THROTTLE, &th))
 			break;
 		switch (fz_below(t, 4)) {
-		case 0: th.__reserved0 = fz_below(t, 2) ? 0 : fz_rand(t); break;
-		case 1: th.cpu_time_max_percent = fz_below(t, 120); break;
-		case 2: th.semantics = fz_below(t, 4); break;
-		default: th.max_sample_rate = fz_rand(t); break;
+		case 0:
+			th.__reserved0 = fz_below(t, 2) ? 0 : fz_rand(t);
+			break;
+		case 1:
+			th.cpu_time_max_percent = fz_below(t, 120);
+			break;
+		case 2:
+			th.semantics = fz_below(t, 4);
+			break;
+		default:
+			th.max_sample_rate = fz_rand(t);
+			break;
 		}
 		ioctl(fd, KPROF_IOC_SET_THROTTLE, &th);
 		break;

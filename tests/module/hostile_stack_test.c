@@ -41,8 +41,11 @@ FIXTURE_VARIANT_ADD(hostile, unmapped) { "unmapped", 0, 1 };
 FIXTURE_VARIANT_ADD(hostile, misaligned) { "misaligned", 0, 0 };
 FIXTURE_VARIANT_ADD(hostile, down) { "down", HOSTILE_RET + 3, 0 };
 
+/* A variant, for the sample checks below. */
+typedef const FIXTURE_VARIANT(hostile) hostile_variant;
+
 struct hs_check {
-	const FIXTURE_VARIANT(hostile) *v;
+	hostile_variant *v;
 	pid_t pid;
 	__u64 start, end;
 	unsigned long checked;

@@ -6,7 +6,7 @@
  *    hot_a/hot_b/hot_c shares within 5 points of 60/30/10, and their
  *    stacks reach main through the right callers;
  *  - the default output passes the stackcollapse-perf, speedscope and
- *    Firefox Profiler line grammars (tests/host/grammar.h);
+ *    Firefox Profiler line grammars (tests/lib/grammar.c);
  *  - a capture (-o) replays (-i) to the same text, also once the profiled
  *    binary is gone (symbols come from the capture); with $KPROF_EXPORT
  *    (tests/vm/run's export channel) the capture and that text go to the
@@ -42,13 +42,17 @@
 
 #include "kselftest_harness.h"
 
-#include "../host/grammar.h"
+#include "grammar.h"
 #include "hot3_tally.h"
 #include "stall_witness.h"
 
 #define KPROFCAT	"user/kprofcat"
 #define HOT3		"tests/progs/hot3"
 #define SHORTLIVED	"tests/progs/shortlived"
+/* What the guest hands the host (tests/vm/run --export, $KPROF_EXPORT). */
+#define EXPORT_DIR	"/tmp/kprofcat-export"
+/* The commands of shortlived's recording, by samples. */
+#define TOP_COMMANDS "awk '{ n = $NF; sub(/;.*/, \"\"); s[$0] += n } END { for (c in s) print s[c], c }' /tmp/kprofcat_short.out | sort -rn | head -n 8"
 
 /*
  * Run CMD with sh, stdout into *OUT (malloc'd), stderr into *ERR; a CMD
@@ -153,6 +157,7 @@ FIXTURE_SETUP(kprofcat)
 	if (!access("/dev/kprof", F_OK))
 		ASSERT_EQ(0, relax_throttle(&saved, -1)) TH_LOG("%s", strerror(errno));
 }
+
 FIXTURE_TEARDOWN(kprofcat) {}
 
 TEST_F_TIMEOUT(kprofcat, hot3_shares_and_callers, 120)
@@ -204,7 +209,7 @@ TEST_F_TIMEOUT(kprofcat, default_output_passes_the_parsers_grammars, 60)
 
 TEST_F_TIMEOUT(kprofcat, capture_replays_to_the_same_text_without_the_binary, 120)
 {
-	char *out1, *out2, *out3, *err;
+	char *out1, *out2, *out3, *err, cmd[512];
 
 	need_device(_metadata);
 	ASSERT_EQ(0, run("cp " HOT3 " /tmp/hot3.copy && " KPROFCAT
@@ -226,19 +231,18 @@ TEST_F_TIMEOUT(kprofcat, capture_replays_to_the_same_text_without_the_binary, 12
 		 * gzip shrinks the 4 MB, mostly kallsyms, to under 1 MB.
 		 */
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		ASSERT_EQ(0, system("rm -rf /tmp/kprofcat-export && mkdir -p /tmp/kprofcat-export/kprofcat"));
-		f = fopen("/tmp/kprofcat-export/kprofcat/hot3.txt", "w");
+		ASSERT_EQ(0, system("rm -rf " EXPORT_DIR " && mkdir -p " EXPORT_DIR "/kprofcat"));
+		f = fopen(EXPORT_DIR "/kprofcat/hot3.txt", "w");
 		ASSERT_NE(NULL, f);
 		ASSERT_EQ(strlen(out1), fwrite(out1, 1, strlen(out1), f));
 		ASSERT_EQ(0, fclose(f));
-		ASSERT_EQ(0, run("cd /tmp/kprofcat-export/kprofcat && gzip hot3.txt &&"
-				 " gzip -c /tmp/kprofcat_test.cap >hot3.cap.gz &&"
-				 " tar -C /tmp/kprofcat-export -cf - kprofcat >\"$KPROF_EXPORT\"",
-				 &out2, &err)) TH_LOG("%s", err);
+		snprintf(cmd, sizeof(cmd), "cd %s/kprofcat && gzip hot3.txt && gzip -c /tmp/kprofcat_test.cap >hot3.cap.gz && tar -C %s -cf - kprofcat >\"$KPROF_EXPORT\"",
+			 EXPORT_DIR, EXPORT_DIR);
+		ASSERT_EQ(0, run(cmd, &out2, &err)) TH_LOG("%s", err);
 		free(out2);
 		free(err);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
-		ASSERT_EQ(0, system("rm -rf /tmp/kprofcat-export"));
+		ASSERT_EQ(0, system("rm -rf " EXPORT_DIR));
 		TH_LOG("exported the capture and its text to the host (%s) in %.1f s",
 		       getenv("KPROF_EXPORT"),
 		       t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9);
@@ -379,7 +383,7 @@ static double ms_between(const struct timespec *t0, const struct timespec *t1)
  */
 TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 {
-	char *argv[] = { "shortlived", "20", NULL };
+	char *const argv[] = { "shortlived", "20", NULL };
 	struct kprof_throttle_config saved;
 	static const char *const want[] = {
 		"_start;", "[unknown]",
@@ -399,7 +403,8 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 	double ms;
 
 	need_device(_metadata);
-	ASSERT_EQ(0, relax_throttle(&saved, 0)) TH_LOG("KPROF_IOC_[GS]ET_THROTTLE: %s", strerror(errno));
+	ASSERT_EQ(0, relax_throttle(&saved, 0))
+		TH_LOG("KPROF_IOC_[GS]ET_THROTTLE: %s", strerror(errno));
 	target = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0;
 	snprintf(cpu, sizeof(cpu), "%d", target);
 	CPU_ZERO(&set);
@@ -452,22 +457,28 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 	ms = ms_between(&t0, &t1);
 	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) TH_LOG("status %#x", status);
 	ASSERT_EQ(rec, waitpid(rec, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) TH_LOG("kprofcat: status %#x", status);
-	ASSERT_EQ(0, restore_throttle(&saved)) TH_LOG("restoring the throttle knobs: %s", strerror(errno));
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("kprofcat: status %#x", status);
+	ASSERT_EQ(0, restore_throttle(&saved))
+		TH_LOG("restoring the throttle knobs: %s", strerror(errno));
 	log_counters(_metadata, target);
-	ASSERT_EQ(0, run("awk '{ n = $NF; sub(/;.*/, \"\"); s[$0] += n } END { for (c in s) print s[c], c }' /tmp/kprofcat_short.out | sort -rn | head -n 8", &out, &err));
+	ASSERT_EQ(0, run(TOP_COMMANDS, &out, &err));
 	TH_LOG("commands in kprofcat's output, by samples:\n%s", out);
 	free(out);
 	free(err);
 	ASSERT_EQ(0, run("grep '^shortlived;' /tmp/kprofcat_short.out || true", &out, &err));
 	unlink("/tmp/kprofcat_short.out");
 	TH_LOG("kprofcat's first sample on CPU %d seen after %.1f ms; shortlived lived %.1f ms (spawn to waitpid): CPU %d took %llu overflows meanwhile; it ran %.1f ms user, %.1f ms system, %ld voluntary and %ld involuntary switches; its stacks:\n%s",
-	       target, wait_ms, ms, target, k1.overflows - k0.overflows, ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec / 1e3,
-	       ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3, ru.ru_nvcsw, ru.ru_nivcsw, out);
+	       target, wait_ms, ms, target, k1.overflows - k0.overflows,
+	       ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec / 1e3,
+	       ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3, ru.ru_nvcsw,
+	       ru.ru_nivcsw, out);
 	if (ms >= 50) {
 		free(out);
 		free(err);
-		SKIP(return, "shortlived lived %.1f ms, not < 50 ms: this machine cannot prove the claim", ms);
+		SKIP(return,
+		     "shortlived lived %.1f ms, not < 50 ms: this machine cannot prove the claim",
+		     ms);
 	}
 	/*
 	 * Its samples: in its code (the stack starts at its entry point,
@@ -559,7 +570,8 @@ TEST_F_TIMEOUT(kprofcat, killed_recording_reads_to_the_cut, 120)
 	int i, cut = 0, status;
 
 	need_device(_metadata);
-	ASSERT_EQ(0, relax_throttle(&saved, 0)) TH_LOG("KPROF_IOC_[GS]ET_THROTTLE: %s", strerror(errno));
+	ASSERT_EQ(0, relax_throttle(&saved, 0))
+		TH_LOG("KPROF_IOC_[GS]ET_THROTTLE: %s", strerror(errno));
 	unlink(cap);
 	load = fork();
 	ASSERT_GE(load, 0);
@@ -581,8 +593,10 @@ TEST_F_TIMEOUT(kprofcat, killed_recording_reads_to_the_cut, 120)
 	ASSERT_EQ(rec, waitpid(rec, &status, 0));
 	kill(load, SIGKILL);
 	waitpid(load, NULL, 0);
-	ASSERT_EQ(0, restore_throttle(&saved)) TH_LOG("restoring the throttle knobs: %s", strerror(errno));
-	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) TH_LOG("status %#x", status);
+	ASSERT_EQ(0, restore_throttle(&saved))
+		TH_LOG("restoring the throttle knobs: %s", strerror(errno));
+	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		TH_LOG("status %#x", status);
 	ASSERT_EQ(0, stat(cap, &st));
 	want = whole_samples(cap, &cut);
 	TH_LOG("killed after %.1f s: %lld bytes, %ld whole samples, %s", i / 10.0,
@@ -638,7 +652,8 @@ TEST_F_TIMEOUT(kprofcat, stats_json, 60)
 	char *out, *err;
 
 	need_device(_metadata);
-	ASSERT_EQ(0, run(KPROFCAT " -F 997 --stats --json --duration 1", &out, &err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, run(KPROFCAT " -F 997 --stats --json --duration 1", &out, &err))
+		TH_LOG("%s", err);
 	EXPECT_EQ(0, strncmp(out, "{\"cpus\":[{\"cpu\":0,\"overflows\":", 30)) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\"reader\":{\"seconds\":"));
 	free(out);

@@ -69,7 +69,7 @@ static int read_int(const char *path, int *v)
 }
 
 /* A world-readable file holding -1, made by root for the child below. */
-static char fake_path[] = "/tmp/kprof-paranoid.XXXXXX";
+static char fake_path[64] = "/tmp/kprof-paranoid.XXXXXX";
 
 /*
  * The bypass of the review: an unprivileged user namespace with its own

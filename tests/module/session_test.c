@@ -141,7 +141,7 @@ static int kprof_areas(void)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		n += strstr(line, "[kprof]") != NULL;
+		n += !!strstr(line, "[kprof]");
 	fclose(f);
 	return n;
 }

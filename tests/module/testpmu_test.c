@@ -9,6 +9,8 @@
  * lowers kernel.perf_event_max_sample_rate.  Skips without the stand-in
  * (tests/vm/run --testpmu loads it).
  */
+#include <sys/syscall.h>
+
 #include "kprof_test.h"
 #include "testpmu.h"
 #include "kselftest_harness.h"
@@ -160,8 +162,7 @@ TEST_F(testpmu, perf_record_all_cpus)
 	KP_RETURN_IF_SKIPPED();
 	ASSERT_GT(256, ncpu);
 	ASSERT_EQ(0, tp_read_stats(&before));
-	ASSERT_EQ(0, tp_run("perf record -q -e kprof_testpmu// -c 50000 -a "
-			    "-o /tmp/testpmu.data -- sleep 1",
+	ASSERT_EQ(0, tp_run("perf record -q -e kprof_testpmu// -c 50000 -a -o /tmp/testpmu.data -- sleep 1",
 			    self->out, TP_OUT_LEN)) TH_LOG("%s", self->out);
 	ASSERT_EQ(0, tp_read_stats(&after));
 	ASSERT_EQ(0, tp_run_script("-i /tmp/testpmu.data --ns -F cpu,time,period,ip",
@@ -225,8 +226,7 @@ TEST_F(testpmu, cost_controller_lowers_rate)
 	KP_RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, tp_log_mark("testpmu_test: cost_controller_lowers_rate\n"));
 	ASSERT_EQ(0, tp_write_u64(TP_PARAM, 50000));
-	ASSERT_EQ(0, tp_run("perf record -q -e kprof_testpmu// -c 50000 -a "
-			    "-o /tmp/testpmu.data -- sleep 1",
+	ASSERT_EQ(0, tp_run("perf record -q -e kprof_testpmu// -c 50000 -a -o /tmp/testpmu.data -- sleep 1",
 			    self->out, TP_OUT_LEN)) TH_LOG("%s", self->out);
 	ASSERT_EQ(0, tp_write_u64(TP_PARAM, 0));
 	unlink("/tmp/testpmu.data");
@@ -287,8 +287,7 @@ TEST_F(testpmu, nmi_cost_bounds)
 TEST_F(testpmu, reload)
 {
 	KP_RETURN_IF_SKIPPED();
-	ASSERT_EQ(0, tp_run("rmmod kprof_testpmu && "
-			    "insmod tests/testpmu/kprof_testpmu.ko",
+	ASSERT_EQ(0, tp_run("rmmod kprof_testpmu && insmod tests/testpmu/kprof_testpmu.ko",
 			    self->out, TP_OUT_LEN)) TH_LOG("%s", self->out);
 	self->type = tp_type();
 	EXPECT_LE(0, self->type);

@@ -38,6 +38,7 @@ static __attribute__((noinline)) unsigned int checksum_block(const unsigned char
 {
 	unsigned int a = 1, b = 0;
 	int i;
+
 	FRAME_ANCHOR();
 
 	for (i = 0; i < BLOCK; i++) {
@@ -50,6 +51,7 @@ static __attribute__((noinline)) unsigned int checksum_block(const unsigned char
 static __attribute__((noinline)) void mix_block(unsigned char *p, unsigned int seed)
 {
 	int i;
+
 	FRAME_ANCHOR();
 
 	for (i = 0; i < BLOCK; i++) {

@@ -187,8 +187,10 @@ static int stage_times(const struct rounds *r, double kept[3], double wall[3])
 	qsort(total, r->n, sizeof(*total), cmp_double);
 	cut = 3 * total[r->n / 2];
 	free(total);
-	for (k = 0; k < 3; k++)
-		kept[k] = wall[k] = 0;
+	for (k = 0; k < 3; k++) {
+		kept[k] = 0;
+		wall[k] = 0;
+	}
 	for (i = 0; i < r->n; i++) {
 		double round = r->t[0][i] + r->t[1][i] + r->t[2][i];
 

@@ -118,12 +118,12 @@ __attribute__((noreturn, used)) void start_c(long *sp)
  * A function symbol with a size, so the root frame symbolizes too.
  */
 asm(".text\n"
-    ".globl _start\n"
-    ".type _start, @function\n"
-    "_start:\n"
-    "	xor %ebp, %ebp\n"
-    "	mov %rsp, %rdi\n"
-    "	and $-16, %rsp\n"
-    "	call start_c\n"
-    "	hlt\n"
-    ".size _start, . - _start\n");
+	".globl _start\n"
+	".type _start, @function\n"
+	"_start:\n"
+	"	xor %ebp, %ebp\n"
+	"	mov %rsp, %rdi\n"
+	"	and $-16, %rsp\n"
+	"	call start_c\n"
+	"	hlt\n"
+	".size _start, . - _start\n");

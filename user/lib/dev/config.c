@@ -227,9 +227,8 @@ static int parse_pmu_event(struct kprof_config *c, const char *name, const char 
 	memcpy(pmu, name, len);
 	pmu[len] = '\0';
 	if (!pmu_read(pmu, "type", buf, sizeof(buf))) {
-		p_err("unknown PMU '%s' in event '%s': no %s" PMU_DIR "/%s/type "
-		      "(is its driver loaded? 'ls %s" PMU_DIR "' lists the PMUs)",
-		      pmu, name, sysfs_root, pmu, sysfs_root);
+		p_err("unknown PMU '%s' in event '%s': no %s%s/%s/type (is its driver loaded? 'ls %s%s' lists the PMUs)",
+		      pmu, name, sysfs_root, PMU_DIR, pmu, sysfs_root, PMU_DIR);
 		return -ENOENT;
 	}
 	errno = 0;

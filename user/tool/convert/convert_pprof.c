@@ -419,8 +419,7 @@ static int pack_and_write(struct pprof_out *p, const char *out)
 {
 	const struct convert_input *in = p->in;
 	int clock = !strcmp(in->event, "cpu-clock") || !strcmp(in->event, "task-clock");
-	ValueType vt[2], pt;
-	ValueType *vts[2] = { &vt[0], &vt[1] };
+	ValueType vt[2], pt, *vts[2] = { &vt[0], &vt[1] };
 	Profile prof;
 	unsigned char *buf;
 	size_t i, len;

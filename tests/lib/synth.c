@@ -1,28 +1,14 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * synth.h - synthetic kprof regions and records for kprofcat's host tests:
- * a control page + data area laid out as include/uapi/linux/kprof.h says,
- * and a producer that writes records at data_head exactly as the module
- * does (wrapping at the end of the data area, release store of head).
+ * synth.c - synthetic kprof regions and records for kprofcat's host tests
+ * (synth.h).
  */
-#ifndef KPROFCAT_SYNTH_H
-#define KPROFCAT_SYNTH_H
-
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <linux/kprof.h>
+#include "synth.h"
 
-#define SYNTH_DATA_SIZE	4096
-
-struct synth {
-	struct kprof_mmap_page *pg;
-	unsigned char *data;
-	size_t region_size;
-};
-
-static inline int synth_init(struct synth *s, unsigned int cpu)
+int synth_init(struct synth *s, unsigned int cpu)
 {
 	s->region_size = sizeof(struct kprof_mmap_page) + SYNTH_DATA_SIZE;
 	s->pg = aligned_alloc(4096, s->region_size);
@@ -40,14 +26,14 @@ static inline int synth_init(struct synth *s, unsigned int cpu)
 }
 
 /* Start both counters at POS (to put a record across the end). */
-static inline void synth_set_pos(struct synth *s, uint64_t pos)
+void synth_set_pos(struct synth *s, uint64_t pos)
 {
 	s->pg->data_head = pos;
 	s->pg->data_tail = pos;
 }
 
 /* Write LEN bytes at head without publishing. */
-static inline void synth_put(struct synth *s, const void *rec, size_t len, uint64_t *pos)
+void synth_put(struct synth *s, const void *rec, size_t len, uint64_t *pos)
 {
 	size_t i;
 
@@ -56,12 +42,12 @@ static inline void synth_put(struct synth *s, const void *rec, size_t len, uint6
 	*pos += len;
 }
 
-static inline void synth_publish(struct synth *s, uint64_t pos)
+void synth_publish(struct synth *s, uint64_t pos)
 {
 	__atomic_store_n(&s->pg->data_head, pos, __ATOMIC_RELEASE);
 }
 
-static inline void synth_write(struct synth *s, const void *rec, size_t len)
+void synth_write(struct synth *s, const void *rec, size_t len)
 {
 	uint64_t pos = s->pg->data_head;
 
@@ -70,9 +56,9 @@ static inline void synth_write(struct synth *s, const void *rec, size_t len)
 }
 
 /* A SAMPLE record with NK kernel then NU user frames, in BUF (>= 80 + 8 * n). */
-static inline size_t synth_sample(void *buf, uint64_t seq, uint64_t time, uint32_t cpu,
-				  uint32_t pid, const char *comm, uint16_t misc,
-				  const uint64_t *ips, uint16_t nk, uint16_t nu)
+size_t synth_sample(void *buf, uint64_t seq, uint64_t time, uint32_t cpu,
+		    uint32_t pid, const char *comm, uint16_t misc,
+		    const uint64_t *ips, uint16_t nk, uint16_t nu)
 {
 	struct kprof_sample *s = buf;
 	size_t len = sizeof(*s) + (size_t)(nk + nu) * 8;
@@ -95,7 +81,7 @@ static inline size_t synth_sample(void *buf, uint64_t seq, uint64_t time, uint32
 	return len;
 }
 
-static inline size_t synth_lost(void *buf, uint64_t time, uint64_t full)
+size_t synth_lost(void *buf, uint64_t time, uint64_t full)
 {
 	struct kprof_lost *l = buf;
 
@@ -107,7 +93,7 @@ static inline size_t synth_lost(void *buf, uint64_t time, uint64_t full)
 	return sizeof(*l);
 }
 
-static inline size_t synth_throttle(void *buf, uint32_t type, uint64_t time)
+size_t synth_throttle(void *buf, uint32_t type, uint64_t time)
 {
 	struct kprof_throttle_event *t = buf;
 
@@ -120,5 +106,3 @@ static inline size_t synth_throttle(void *buf, uint32_t type, uint64_t time)
 	t->interrupts = 3;
 	return sizeof(*t);
 }
-
-#endif

@@ -1,26 +1,17 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * Folded stacks of tests/progs/hot3, tallied per hot function: the
- * samples whose leaf is hot_a/b/c (kernel frames may follow it) and those
- * among them whose chain reaches main through the function's callers.
- * Shared by the cpu-clock (kprofcat_test) and PMU stand-in
- * (testpmu_kprof_test) attribution tests.
+ * hot3_tally.c - folded stacks of tests/progs/hot3 against its stage
+ * times (hot3_tally.h).
  */
-#ifndef _KPROF_HOT3_TALLY_H
-#define _KPROF_HOT3_TALLY_H
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct hot3_tally {
-	unsigned long n[3];	/* hot_a, hot_b, hot_c */
-	unsigned long chain[3];	/* ... with the whole chain up to main */
-};
+#include "hot3_tally.h"
 
 /* Tally the "hot3;..." lines of kprofcat --folded output; @out is cut up. */
-static inline void hot3_tally(char *out, struct hot3_tally *t)
+void hot3_tally(char *out, struct hot3_tally *t)
 {
 	static const char *const leaf[3] = { ";hot_a", ";hot_b", ";hot_c" };
 	static const char *const chain[3] = {
@@ -58,7 +49,7 @@ static inline void hot3_tally(char *out, struct hot3_tally *t)
  * instructions.
  * Returns 0, or -1 when @text holds no such line.
  */
-static inline int hot3_stage_shares(const char *text, double pct[3])
+int hot3_stage_shares(const char *text, double pct[3])
 {
 	const char *p = strstr(text, "hot3: ");
 	double s[3], total;
@@ -86,32 +77,9 @@ static inline int hot3_stage_shares(const char *text, double pct[3])
  * failure in 10^5 checks, plus a point for the stage's own instructions
  * (the call, the clock read) that its hot function does not run.
  */
-static inline double hot3_share_tolerance(double pct, double n)
+double hot3_share_tolerance(double pct, double n)
 {
 	double p = pct / 100;
 
 	return 100 * 4.5 * sqrt(p * (1 - p) / n) + 1;
 }
-
-/*
- * The shares of @t against hot3's timed split @want, logged, each within
- * hot3_share_tolerance(); a kselftest helper (uses _metadata's EXPECTs).
- */
-#define hot3_check_shares(t, want)					\
-	do {								\
-		double tot_ = (t)->n[0] + (t)->n[1] + (t)->n[2], s_[3];	\
-		int k_;							\
-									\
-		for (k_ = 0; k_ < 3; k_++)				\
-			s_[k_] = 100 * (t)->n[k_] / tot_;		\
-		TH_LOG("hot_a %.1f%% hot_b %.1f%% hot_c %.1f%% of %.0f samples (time %.1f/%.1f/%.1f%%); full chains %lu/%lu %lu/%lu %lu/%lu", \
-		       s_[0], s_[1], s_[2], tot_, (want)[0], (want)[1], (want)[2], \
-		       (t)->chain[0], (t)->n[0], (t)->chain[1], (t)->n[1], \
-		       (t)->chain[2], (t)->n[2]);			\
-		for (k_ = 0; k_ < 3; k_++)				\
-			EXPECT_GE(hot3_share_tolerance((want)[k_], tot_), \
-				  fabs(s_[k_] - (want)[k_]))		\
-				TH_LOG("hot function %d", k_);		\
-	} while (0)
-
-#endif /* _KPROF_HOT3_TALLY_H */

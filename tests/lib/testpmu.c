@@ -1,39 +1,24 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * Helpers for in-VM tests on the PMU stand-in (tests/testpmu/, loaded by
- * `tests/vm/run --testpmu`): its perf type, its NMI statistics, its
- * nmi_cost_ns knob, the perf sysctls its NMIs move, and kprof requests
- * on it.
- *
- * Under TCG one NMI costs 10-20 us against perf's 2.5 us budget, so the
- * kernel's controller lowers kernel.perf_event_max_sample_rate even with
- * nmi_cost_ns=0, and the sysctl outlives the test: every test resets it
- * (and perf_cpu_time_max_percent) before and after (tp_reset_sysctls()).
+ * testpmu.c - in-guest tests on the PMU stand-in (testpmu.h).
  */
-#ifndef KPROF_TESTPMU_H
-#define KPROF_TESTPMU_H
-
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 
-#include "kprof_test.h"
-
-#define TP_SYSFS	"/sys/bus/event_source/devices/kprof_testpmu"
-#define TP_PARAM	"/sys/module/kprof_testpmu/parameters/nmi_cost_ns"
-#define TP_MAX_RATE	"/proc/sys/kernel/perf_event_max_sample_rate"
-#define TP_MAX_PERCENT	"/proc/sys/kernel/perf_cpu_time_max_percent"
-/* The kernel's defaults (DEFAULT_MAX_SAMPLE_RATE, ..._CPU_TIME_MAX_PERCENT). */
-#define TP_DEFAULT_RATE		100000
-#define TP_DEFAULT_PERCENT	25
+#include "kp_dev.h"
+#include "testpmu.h"
 
 /* Write @val to @path; 0, or -errno of the write. */
-static inline int tp_write(const char *path, const char *val)
+int tp_write(const char *path, const char *val)
 {
 	FILE *f = fopen(path, "w");
 	int ret = 0;
@@ -47,7 +32,7 @@ static inline int tp_write(const char *path, const char *val)
 	return ret;
 }
 
-static inline int tp_write_u64(const char *path, unsigned long long v)
+int tp_write_u64(const char *path, unsigned long long v)
 {
 	char buf[32];
 
@@ -56,7 +41,7 @@ static inline int tp_write_u64(const char *path, unsigned long long v)
 }
 
 /* The number in @path, or -1. */
-static inline long long tp_read_num(const char *path)
+long long tp_read_num(const char *path)
 {
 	FILE *f = fopen(path, "r");
 	long long v = -1;
@@ -70,13 +55,13 @@ static inline long long tp_read_num(const char *path)
 }
 
 /* kprof_testpmu's perf type, or -1 when the stand-in is not loaded. */
-static inline int tp_type(void)
+int tp_type(void)
 {
 	return (int)tp_read_num(TP_SYSFS "/type");
 }
 
 /* The perf sysctls back to the kernel's defaults; 0 or -errno. */
-static inline int tp_reset_sysctls(void)
+int tp_reset_sysctls(void)
 {
 	int ret = tp_write_u64(TP_MAX_PERCENT, TP_DEFAULT_PERCENT);
 
@@ -91,22 +76,18 @@ static inline int tp_reset_sysctls(void)
  * rate until the per-tick limit throttles kprof's counter, and a counter
  * throttled on a tickless idle CPU stays stopped until that CPU ticks
  * again.  It also keeps the kernel's throttle out of tests of kprof's
- * (throttle_test's pmu fixture runs both on purpose).
+ * (pmu_throttle_test runs both on purpose).
  * tp_reset_sysctls() turns it back on.
  */
-static inline int tp_controller_off(void)
+int tp_controller_off(void)
 {
 	int ret = tp_reset_sysctls();
 
 	return ret ?: tp_write_u64(TP_MAX_PERCENT, 0);
 }
 
-struct tp_stats {
-	unsigned long long nmis, nmi_ns, cost_ns, overflows, lost_nmis;
-};
-
 /* The stand-in's nmi_stats (sums over all CPUs); 0 or -1. */
-static inline int tp_read_stats(struct tp_stats *st)
+int tp_read_stats(struct tp_stats *st)
 {
 	FILE *f = fopen(TP_SYSFS "/nmi_stats", "r");
 	char name[32];
@@ -136,7 +117,7 @@ static inline int tp_read_stats(struct tp_stats *st)
 }
 
 /* Put @mark in the kernel log (tp_log_since() finds what follows it). */
-static inline int tp_log_mark(const char *mark)
+int tp_log_mark(const char *mark)
 {
 	return tp_write("/dev/kmsg", mark);
 }
@@ -145,8 +126,7 @@ static inline int tp_log_mark(const char *mark)
  * The kernel log after the last line holding @mark, into @out (@len
  * bytes); 0, or -1 when dmesg fails or the mark is not there.
  */
-static int tp_run(const char *cmd, char *out, size_t len);
-static inline int tp_log_since(const char *mark, char *out, size_t len)
+int tp_log_since(const char *mark, char *out, size_t len)
 {
 	char *p, *last = NULL;
 
@@ -164,7 +144,7 @@ static inline int tp_log_since(const char *mark, char *out, size_t len)
  * Run the shell command @cmd, its stdout and stderr into @out (NUL
  * terminated, truncated to @len); returns its exit status, or -1.
  */
-static inline int tp_run(const char *cmd, char *out, size_t len)
+int tp_run(const char *cmd, char *out, size_t len)
 {
 	char *full;
 	FILE *p;
@@ -195,7 +175,7 @@ static inline int tp_run(const char *cmd, char *out, size_t len)
  * one pipe a warning lands inside a sample line (seen on 6.1-rt: a
  * period of 50000 read as "5000Warning:").  Returns perf's status, or -1.
  */
-static inline int tp_run_script(const char *args, char *out, size_t len)
+int tp_run_script(const char *args, char *out, size_t len)
 {
 	static const char err_file[] = "/tmp/kprof-tp-script.err";
 	char cmd[512], err[2048];
@@ -212,7 +192,7 @@ static inline int tp_run_script(const char *args, char *out, size_t len)
 }
 
 /*
- * kp_cfg_init()'s request (kprof_test.h) on the stand-in instead of
+ * kp_cfg_init()'s request (kp_dev.h) on the stand-in instead of
  * cpu-clock, at @freq Hz as a fixed period of 1e9/@freq ns (config 0
  * counts ns): what perf itself turns -F into for cpu-clock.  Frequency
  * mode is left to tests that keep their CPUs busy: the stand-in counts
@@ -221,7 +201,7 @@ static inline int tp_run_script(const char *args, char *out, size_t len)
  * a CPU leaving tickless idle breaks (the rate dips until the
  * per-overflow estimate pulls it back).  0, or -1 without the stand-in.
  */
-static inline int tp_cfg_init(struct kprof_config *cfg, __u64 freq)
+int tp_cfg_init(struct kprof_config *cfg, __u64 freq)
 {
 	int type = tp_type();
 
@@ -242,7 +222,7 @@ static inline int tp_cfg_init(struct kprof_config *cfg, __u64 freq)
  * above it, as perf_event_open() does: a test asking for -F N after
  * another test lowered it needs this.  0, or -1 with errno.
  */
-static inline int tp_kprof_relax(struct kprof_throttle_config *saved, int percent)
+int tp_kprof_relax(struct kprof_throttle_config *saved, int percent)
 {
 	struct kprof_throttle_config t;
 	int fd = open(KP_DEV, O_RDONLY), ret = -1;
@@ -265,7 +245,7 @@ out:
 	return ret;
 }
 
-static inline void tp_kprof_restore(const struct kprof_throttle_config *saved)
+void tp_kprof_restore(const struct kprof_throttle_config *saved)
 {
 	struct kprof_throttle_config t = *saved;
 	int fd = open(KP_DEV, O_RDONLY);
@@ -278,5 +258,3 @@ static inline void tp_kprof_restore(const struct kprof_throttle_config *saved)
 	ioctl(fd, KPROF_IOC_SET_THROTTLE, saved);
 	close(fd);
 }
-
-#endif /* KPROF_TESTPMU_H */

@@ -1,24 +1,9 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * A witness for a command that stalls.  A test that runs kprofcat (or a
- * shell pipeline) through popen() reads its output here; while the
- * command is still running every STALL_WITNESS_S seconds, the state,
- * wait channel, current syscall and kernel stack of each of the test's
- * descendants go to stderr.  When the harness later kills the test at its
- * timeout, the log says where the time went: a task blocked in the kernel
- * (its stack), one spinning in user space (state R, no syscall) or one
- * that was only slow (the reports change from one to the next).
- *
- * It only logs, never asserts: STALL_WITNESS_S is not a bound on anything.
- * 30 s is several times what any command of the suite takes on the debug
- * kernel (kprofcat_test's seven tests take 27 s to 41 s there), yet below
- * the tests' timeouts, so at least one report lands before the kill.
+ * stall_witness.c - a witness for a command that stalls (stall_witness.h).
  *
  * Test-only: reads other processes' /proc/PID/stack (root in the guest).
  */
-#ifndef _KPROF_STALL_WITNESS_H
-#define _KPROF_STALL_WITNESS_H
-
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
@@ -29,11 +14,12 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
-#define STALL_WITNESS_S	30
+#include "stall_witness.h"
+
 #define STALL_WITNESS_MAX_PROCS	32768
 
 /* PID's parent from /proc/PID/stat, or -1 (the process is gone). */
-static inline int stall_witness_ppid(int pid)
+static int stall_witness_ppid(int pid)
 {
 	char path[64], buf[512], *rp;
 	int ppid = -1;
@@ -54,7 +40,7 @@ static inline int stall_witness_ppid(int pid)
 }
 
 /* Copy file PATH to stderr (only lines starting with KEY, if any), prefixed. */
-static inline void stall_witness_file(const char *path, const char *key, const char *prefix)
+static void stall_witness_file(const char *path, const char *key, const char *prefix)
 {
 	char line[512];
 	FILE *f = fopen(path, "r");
@@ -69,8 +55,8 @@ static inline void stall_witness_file(const char *path, const char *key, const c
 }
 
 /* Copy /proc/PID/NAME to stderr, as stall_witness_file(). */
-static inline void stall_witness_cat(int pid, const char *name, const char *key,
-				     const char *prefix)
+static void stall_witness_cat(int pid, const char *name, const char *key,
+			      const char *prefix)
 {
 	char path[64];
 
@@ -79,7 +65,7 @@ static inline void stall_witness_cat(int pid, const char *name, const char *key,
 }
 
 /* One report: every process whose parent chain reaches this one. */
-static inline void stall_witness_report(const char *what, double waited)
+static void stall_witness_report(const char *what, double waited)
 {
 	/*
 	 * /proc lists every process, kernel threads first (low pids): ours
@@ -136,7 +122,7 @@ static inline void stall_witness_report(const char *what, double waited)
 }
 
 /* Seconds since T0. */
-static inline double stall_witness_since(const struct timespec *t0)
+static double stall_witness_since(const struct timespec *t0)
 {
 	struct timespec t;
 
@@ -150,7 +136,7 @@ static inline double stall_witness_since(const struct timespec *t0)
  * it does: a shell that execs `tar ... >/dev/ttyS4` as its last command
  * closes the pipe before tar writes a byte.
  */
-static inline void stall_witness_wait(const char *what, const struct timespec *t0, double *next)
+static void stall_witness_wait(const char *what, const struct timespec *t0, double *next)
 {
 	siginfo_t si;
 
@@ -174,7 +160,7 @@ static inline void stall_witness_wait(const char *what, const struct timespec *t
  * *LEN gets the output's length.  NULL when out of memory or on a read
  * error.  Reads the fd directly: stdio's buffer would hide data from poll.
  */
-static inline char *stall_witness_read(FILE *p, const char *what, size_t *len)
+char *stall_witness_read(FILE *p, const char *what, size_t *len)
 {
 	size_t cap = 1 << 16;
 	char *buf = malloc(cap + 1);
@@ -220,5 +206,3 @@ static inline char *stall_witness_read(FILE *p, const char *what, size_t *len)
 	free(buf);
 	return NULL;
 }
-
-#endif /* _KPROF_STALL_WITNESS_H */

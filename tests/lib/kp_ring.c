@@ -1,111 +1,24 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * Helpers shared by the in-VM kprof module tests.
- *
- * They map every CPU region of /dev/kprof, consume records exactly as
- * include/uapi/linux/kprof.h documents (acquire load of data_head, release
- * store of data_tail, two-piece copy of records that wrap), validate every
- * record's size against its type, and collect per-CPU tallies: samples,
- * NMI samples, LOST records by cause, throttle records, sequence order.
- *
- * Helpers never assert: they return -1 and leave a message in b->err, so
- * the harness reports the failure in the test that called them.
+ * kp_ring.c - kprof's per-CPU regions for the in-guest tests (kp_ring.h).
  */
-#ifndef KPROF_TEST_H
-#define KPROF_TEST_H
-
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
-#include <grp.h>
-#include <fcntl.h>
-#include <sched.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <linux/perf_event.h>
-#include <linux/kprof.h>
 
+#include "kp_dev.h"
+#include "kp_ring.h"
 #include "lib/dev/ring.h"
 
-#define KP_DEV		"/dev/kprof"
-
-/*
- * The 6.1 kselftest harness runs a TEST_F body even when its
- * FIXTURE_SETUP called SKIP(); every test body starts with this.
- */
-#define KP_RETURN_IF_SKIPPED() do {		\
-	if (_metadata->skip)			\
-		return;				\
-} while (0)
-
-/* Per-CPU view of one mapped region and what was read from it. */
-struct kp_cpu {
-	unsigned int cpu;
-	void *base;			/* NULL: region not mapped */
-	struct kprof_mmap_page *pg;
-	const unsigned char *data;
-	__u64 data_size;
-
-	/* Tallies of records consumed so far. */
-	__u64 records;
-	__u64 samples;
-	__u64 nmi_samples;		/* samples with KPROF_MISC_NMI */
-	__u64 user_samples;		/* samples with KPROF_MISC_USER */
-	__u64 lost_recs;		/* LOST records */
-	__u64 lost_full, lost_nested, lost_stopped, lost_throttled;
-	__u64 throttle_recs, unthrottle_recs, lowered_recs;
-	__u64 kthrottle_recs, own_recs;	/* THROTTLE with KERNEL / OWN */
-	__u64 would_recs;
-	/* Records other than SAMPLE the LOST records say did not fit. */
-	__u64 lost_events;
-	__u64 lost_would;		/* of those, WOULD_THROTTLE */
-	__u64 unknown_recs;
-	/*
-	 * Sequence numbers.  An NMI sample can be committed ahead of the
-	 * interrupted handler's, whose number is lower, so order is checked
-	 * among non-NMI samples only; uniqueness among all (bitmap).
-	 */
-	__u64 last_seq;			/* of non-NMI samples */
-	__u64 max_seq;			/* of all samples */
-	__u64 seq_disorder;		/* non-NMI seq <= previous non-NMI seq */
-	__u64 seq_dups;			/* a seq seen twice */
-	__u64 time_disorder;		/* non-NMI time < previous one */
-	__u64 last_time;
-	unsigned char *seen;		/* bit per seq */
-	__u64 seen_bytes;
-};
-
-/* Return non-zero to stop with an error (message in b->err). */
-struct kp_buffers;
-typedef int (*kp_sample_fn)(struct kp_buffers *b, struct kp_cpu *c,
-			    const struct kprof_sample *s);
-
-struct kp_buffers {
-	int fd;
-	unsigned int nr_cpu_ids;
-	__u64 stride;
-	__u64 data_size;
-	long page_size;
-	struct kp_cpu *cpus;		/* nr_cpu_ids entries */
-	unsigned char *scratch;		/* data_size bytes: wrapped records */
-	kp_sample_fn on_sample;
-	void *arg;
-	char err[512];
-};
-
-static inline int kp_fail(struct kp_buffers *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static inline int kp_fail(struct kp_buffers *b, const char *fmt, ...)
+int kp_fail(struct kp_buffers *b, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -115,161 +28,13 @@ static inline int kp_fail(struct kp_buffers *b, const char *fmt, ...)
 	return -1;
 }
 
-static inline int kp_open(void)
-{
-	return open(KP_DEV, O_RDWR | O_CLOEXEC);
-}
-
-/*
- * kprof's default throttle limits.  Lowerings persist across sessions, as
- * the sysctl's do: an earlier test's handlers, slowed by a loaded host,
- * may have left the max rate below the next test's frequency, which
- * SET_CONFIG then refuses.  The percent goes first (the rate is refused
- * while it is 0), which SET_THROTTLE does in one call.
- */
-static inline int kp_default_limits(int fd)
-{
-	struct kprof_throttle_config t = {
-		.size = sizeof(t),
-		.semantics = KPROF_THROTTLE_GE,
-		.max_sample_rate = 100000,
-		.cpu_time_max_percent = 25,
-	};
-
-	return ioctl(fd, KPROF_IOC_SET_THROTTLE, &t);
-}
-
-/*
- * FIXTURE_SETUP prologue: open /dev/kprof into @fd and make sure it is
- * stopped (an earlier test may have left a session running) with the
- * default limits, or SKIP when kprof is not loaded.
- */
-#define KP_OPEN_OR_SKIP(fd) do {					\
-	(fd) = kp_open();						\
-	if ((fd) < 0)							\
-		SKIP(return, "%s: %s (kprof.ko not loaded?)", KP_DEV,	\
-		     strerror(errno));					\
-	kp_stop(fd);							\
-	ASSERT_EQ(0, kp_default_limits(fd))				\
-		TH_LOG("SET_THROTTLE to the defaults: %s", strerror(errno)); \
-} while (0)
-
-static inline int kp_get_info(int fd, struct kprof_info *info)
-{
-	memset(info, 0, sizeof(*info));
-	info->size = sizeof(*info);
-	return ioctl(fd, KPROF_IOC_GET_INFO, info);
-}
-
-static inline int kp_get_stats(int fd, unsigned int cpu,
-			       struct kprof_cpu_stats *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	st->cpu = cpu;
-	return ioctl(fd, KPROF_IOC_GET_STATS, st);
-}
-
-static inline void kp_cfg_add_cpu(struct kprof_config *cfg, unsigned int cpu)
-{
-	cfg->cpumask[cpu / 64] |= 1ULL << (cpu % 64);
-}
-
-/* A valid request: cpu-clock at @freq Hz on all CPUs, 16 pages per CPU. */
-static inline void kp_cfg_init(struct kprof_config *cfg, __u64 freq)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->size = sizeof(*cfg);
-	cfg->type = PERF_TYPE_SOFTWARE;
-	cfg->config = PERF_COUNT_SW_CPU_CLOCK;
-	cfg->sample = freq;
-	cfg->flags = KPROF_CFG_FREQ;
-	cfg->buffer_pages = 16;
-}
-
-static inline int kp_set_config(int fd, struct kprof_config *cfg)
-{
-	return ioctl(fd, KPROF_IOC_SET_CONFIG, cfg);
-}
-
-static inline int kp_start(int fd)
-{
-	return ioctl(fd, KPROF_IOC_START, 0);
-}
-
-static inline int kp_stop(int fd)
-{
-	return ioctl(fd, KPROF_IOC_STOP, 0);
-}
-
-static inline void kp_sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-static inline double kp_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/*
- * A wait for progress (a sample, an exec, a CPU delivering again) gives up
- * after this long: a hang detector, not a rate.  Far above the longest
- * stall the emulator shows on a loaded host (hundreds of ms), far below
- * the tests' timeouts.
- */
-#define KP_PROGRESS_MS	20000
-
-/* CLOCK_MONOTONIC in ns: the clock of hrtimer-driven (cpu-clock) events. */
-static inline unsigned long long kp_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static inline int kp_pin_self(unsigned int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
-/* Online state from sysfs; a CPU without an 'online' file (cpu0) is on. */
-static inline int kp_cpu_online(unsigned int cpu)
-{
-	char path[64], v = '0';
-	int fd;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
-	fd = open(path, O_RDONLY);
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u", cpu);
-		return access(path, F_OK) == 0;
-	}
-	if (read(fd, &v, 1) != 1)
-		v = '0';
-	close(fd);
-	return v == '1';
-}
-
-static inline __u32 kp_page_flags(const struct kp_cpu *c)
+__u32 kp_page_flags(const struct kp_cpu *c)
 {
 	return __atomic_load_n(&c->pg->flags, __ATOMIC_RELAXED);
 }
 
 /* One consistent snapshot of a control page's counters (libkprof's loop). */
-static inline void kp_page_counters(const struct kp_cpu *c,
-				    struct kprof_counters *out)
+void kp_page_counters(const struct kp_cpu *c, struct kprof_counters *out)
 {
 	__u64 avg_ns;
 
@@ -281,7 +46,7 @@ static inline void kp_page_counters(const struct kp_cpu *c,
  * CPUs that are not possible answer ENODEV and stay unmapped.  Call it
  * while stopped, after SET_CONFIG.
  */
-static inline int kp_map(struct kp_buffers *b, int fd)
+int kp_map(struct kp_buffers *b, int fd)
 {
 	struct kprof_info info;
 	unsigned int i;
@@ -351,7 +116,7 @@ static inline int kp_map(struct kp_buffers *b, int fd)
 	return 0;
 }
 
-static inline void kp_unmap(struct kp_buffers *b)
+void kp_unmap(struct kp_buffers *b)
 {
 	unsigned int i;
 
@@ -367,7 +132,7 @@ static inline void kp_unmap(struct kp_buffers *b)
 }
 
 /* FIXTURE_TEARDOWN of a mapped session: stop, unmap, close. */
-static inline void kp_close(int fd, struct kp_buffers *b)
+void kp_close(int fd, struct kp_buffers *b)
 {
 	if (fd < 0)
 		return;
@@ -376,24 +141,9 @@ static inline void kp_close(int fd, struct kp_buffers *b)
 	close(fd);
 }
 
-/* Each CPU whose region is mapped and which is online now. */
-#define kp_for_each_online(b, cpu, c)					\
-	for ((cpu) = 0; (cpu) < (b)->nr_cpu_ids; (cpu)++)		\
-		if (((c) = &(b)->cpus[cpu]), !(c)->base ||		\
-		    !kp_cpu_online(cpu)) {} else
-
-static inline unsigned int kp_nr_mapped(const struct kp_buffers *b)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < b->nr_cpu_ids; i++)
-		n += b->cpus[i].base != NULL;
-	return n;
-}
-
 /* Check one SAMPLE record's fixed fields; account its sequence number. */
-static inline int kp_account_sample(struct kp_buffers *b, struct kp_cpu *c,
-				    const struct kprof_sample *s)
+static int kp_account_sample(struct kp_buffers *b, struct kp_cpu *c,
+			     const struct kprof_sample *s)
 {
 	if (s->header.size != sizeof(*s) +
 	    8 * ((size_t)s->nr_kernel + s->nr_user))
@@ -447,8 +197,8 @@ static inline int kp_account_sample(struct kp_buffers *b, struct kp_cpu *c,
 	return 0;
 }
 
-static inline int kp_account(struct kp_buffers *b, struct kp_cpu *c,
-			     const struct kprof_record_header *h)
+int kp_account(struct kp_buffers *b, struct kp_cpu *c,
+	       const struct kprof_record_header *h)
 {
 	const struct kprof_lost *l = (const void *)h;
 	size_t want = 0;
@@ -509,7 +259,7 @@ static inline int kp_account(struct kp_buffers *b, struct kp_cpu *c,
  * account each record in [tail, head), release-store the new data_tail.
  * Returns the number of records consumed, or -1.
  */
-static inline long kp_drain_cpu(struct kp_buffers *b, struct kp_cpu *c)
+long kp_drain_cpu(struct kp_buffers *b, struct kp_cpu *c)
 {
 	__u64 head, tail, mask = c->data_size - 1;
 	long n = 0;
@@ -559,7 +309,7 @@ static inline long kp_drain_cpu(struct kp_buffers *b, struct kp_cpu *c)
 }
 
 /* Drain every mapped CPU once; returns records consumed or -1. */
-static inline long kp_drain(struct kp_buffers *b)
+long kp_drain(struct kp_buffers *b)
 {
 	unsigned int i;
 	long n, total = 0;
@@ -577,7 +327,7 @@ static inline long kp_drain(struct kp_buffers *b)
  * Forget what was read so far, keeping the mappings: START resets the
  * counters and sequence numbers, so each session is checked on its own.
  */
-static inline void kp_reset_tally(struct kp_buffers *b)
+void kp_reset_tally(struct kp_buffers *b)
 {
 	unsigned int i;
 
@@ -597,7 +347,7 @@ static inline void kp_reset_tally(struct kp_buffers *b)
 	}
 }
 
-static inline __u64 kp_lost_total(const struct kprof_counters *k)
+__u64 kp_lost_total(const struct kprof_counters *k)
 {
 	return k->lost_full + k->lost_nested + k->lost_stopped +
 	       k->lost_throttled;
@@ -607,8 +357,8 @@ static inline __u64 kp_lost_total(const struct kprof_counters *k)
  * After STOP: the control page and GET_STATS agree, and the counters add
  * up (overflows == samples + every lost cause).  Fills @k.
  */
-static inline int kp_check_counters(struct kp_buffers *b, struct kp_cpu *c,
-				    struct kprof_counters *k)
+int kp_check_counters(struct kp_buffers *b, struct kp_cpu *c,
+		      struct kprof_counters *k)
 {
 	struct kprof_cpu_stats st;
 
@@ -644,8 +394,8 @@ static inline int kp_check_counters(struct kp_buffers *b, struct kp_cpu *c,
  * ones).  With @exact_lost the LOST records must also cover every lost
  * overflow, cause by cause.
  */
-static inline int kp_check_conserved(struct kp_buffers *b, struct kp_cpu *c,
-				     int exact_lost)
+static int kp_check_conserved(struct kp_buffers *b, struct kp_cpu *c,
+			      int exact_lost)
 {
 	struct kprof_counters k;
 	__u64 lost_seen;
@@ -696,7 +446,7 @@ static inline int kp_check_conserved(struct kp_buffers *b, struct kp_cpu *c,
 }
 
 /* kp_check_conserved() on every mapped CPU. */
-static inline int kp_check_conserved_all(struct kp_buffers *b, int exact_lost)
+int kp_check_conserved_all(struct kp_buffers *b, int exact_lost)
 {
 	unsigned int i;
 
@@ -707,135 +457,3 @@ static inline int kp_check_conserved_all(struct kp_buffers *b, int exact_lost)
 	return 0;
 }
 
-/* Path of a helper program in tests/progs, next to tests/module. */
-static inline int kp_prog_path(char *buf, size_t len, const char *name)
-{
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (n <= 0)
-		return -1;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
-	if ((size_t)snprintf(buf, len, "%s/../progs/%s", self, name) >= len)
-		return -1;
-	return access(buf, X_OK);
-}
-
-#define KP_MODULE	"kprof"
-
-/*
- * The kprof.ko this test belongs to: $KPROF_KO, else <root>/kmod/kprof.ko
- * for a test at <root>/tests/module/NAME, else NULL.
- */
-static inline const char *kp_ko_path(void)
-{
-	static char path[4096 + sizeof("/kmod/kprof.ko")];
-	char self[4096];
-	ssize_t n;
-	char *p;
-
-	if (getenv("KPROF_KO"))
-		return getenv("KPROF_KO");
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return NULL;
-	self[n] = '\0';
-	p = strstr(self, "/tests/module/");
-	if (!p)
-		return NULL;
-	*p = '\0';
-	snprintf(path, sizeof(path), "%s/kmod/kprof.ko", self);
-	return path;
-}
-
-static inline int kp_module_loaded(void)
-{
-	return access("/sys/module/" KP_MODULE, F_OK) == 0;
-}
-
-/* insmod kp_ko_path() with module parameters: 0, or -1 with errno. */
-static inline int kp_insmod_params(const char *params)
-{
-	const char *path = kp_ko_path();
-	int fd, ret, err;
-
-	if (!path) {
-		errno = ENOENT;
-		return -1;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ret = syscall(SYS_finit_module, fd, params, 0);
-	err = errno;
-	close(fd);
-	errno = err;
-	return ret;
-}
-
-/* insmod kp_ko_path(): 0, or -1 with errno. */
-static inline int kp_insmod(void)
-{
-	return kp_insmod_params("");
-}
-
-/* rmmod without waiting: 0, or -1 with errno (EBUSY/EWOULDBLOCK in use). */
-static inline int kp_rmmod(void)
-{
-	return syscall(SYS_delete_module, KP_MODULE, O_NONBLOCK);
-}
-
-/* nobody's uid and gid on Debian, for the privilege tests' children. */
-#define KP_NOBODY	65534
-
-typedef int (*kp_child_fn)(char *msg, size_t len);
-
-/*
- * Run @fn in a child as uid/gid KP_NOBODY with @ngroups supplementary groups; returns
- * its exit code (-1 if it died), its message in @msg.
- */
-static inline int kp_as_nobody(const gid_t *groups, int ngroups,
-			       kp_child_fn fn, char *msg, size_t len)
-{
-	int pfd[2], status;
-	ssize_t n;
-	pid_t pid;
-
-	msg[0] = '\0';
-	if (pipe(pfd))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		char buf[512] = "";
-		int rc;
-
-		close(pfd[0]);
-		if (setgroups(ngroups, groups) || setgid(KP_NOBODY) ||
-		    setuid(KP_NOBODY)) {
-			snprintf(buf, sizeof(buf), "dropping to %d: %s", KP_NOBODY,
-				 strerror(errno));
-			rc = 100;
-		} else {
-			rc = fn(buf, sizeof(buf));
-		}
-		if (write(pfd[1], buf, strlen(buf)) < 0)
-			rc = 101;
-		_exit(rc);
-	}
-	close(pfd[1]);
-	n = read(pfd[0], msg, len - 1);
-	msg[n > 0 ? n : 0] = '\0';
-	close(pfd[0]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
-#endif /* KPROF_TEST_H */

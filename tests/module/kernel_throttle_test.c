@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel's own per-tick limit on kprof's event, with cpu-clock at
+ * 10 kHz (period 100000 ns) on every CPU while one spinner per CPU burns
+ * it, and kprofcat's -F against that limit and kprof's.
+ *
+ * kernel_limit: kernel.perf_event_max_sample_rate 1000 stops kprof's
+ *	event through the kernel's own per-tick limit: THROTTLE records that
+ *	name the kernel's limit, UNTHROTTLE, see there.
+ * freq_above_limits_refused: -F above the lower of the two limits is
+ *	refused or lowered as perf record does, naming the knob.
+ *
+ * The kernel's sysctls are restored afterwards, after failures too.
+ */
+#include "kprof_test.h"
+
+#include "kprof_throttle.h"
+#include "kselftest_harness.h"
+#include "throttle_replay.h"
+#include "throttle_run.h"
+
+/*
+ * The kernel's own per-tick limit on kprof's event.  cpu-clock overflows
+ * go through __perf_event_overflow(event, 1, ...), so
+ * kernel.perf_event_max_sample_rate applies: 1000 makes
+ * DIV_ROUND_UP(1000, HZ) = 4 per tick, while kprof's own limit stays at
+ * 100000/s (400 per tick) without lowerings and never stops the event.
+ * Asserted: THROTTLE records naming only the kernel's limit appear, the
+ * counters equal them,
+ * kprof's own THROTTLE count is 0, each is ended by an UNTHROTTLE with no
+ * sample in between, none comes before the kernel's limit-th overflow
+ * since its restart, the samples per kernel tick stay within the limit,
+ * and overflows are conserved.
+ */
+#define TT_KRATE	1000
+
+FIXTURE(kthrottle) {
+	int fd;
+	struct kp_buffers b;
+	long old_rate, old_pct;
+	int rate_written;
+	pid_t spin[TT_MAX_CPUS];
+	unsigned int nr_spin;
+};
+
+FIXTURE_SETUP(kthrottle)
+{
+	struct kprof_config cfg;
+
+	memset(tt_cpus, 0, sizeof(tt_cpus));
+	self->nr_spin = 0;
+	self->rate_written = 0;
+	self->fd = kp_open();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s (kprof.ko not loaded?)", KP_DEV,
+		     strerror(errno));
+	kp_stop(self->fd);
+	ASSERT_EQ(0, tt_sysctl_read(TT_RATE, &self->old_rate));
+	ASSERT_EQ(0, tt_sysctl_read(TT_PCT, &self->old_pct));
+	kp_cfg_init(&cfg, TT_PERIOD_NS);
+	cfg.flags = 0;
+	cfg.buffer_pages = 256;
+	cfg.watermark = 4096;
+	ASSERT_EQ(0, kp_set_config(self->fd, &cfg))
+		TH_LOG("SET_CONFIG: %s", strerror(errno));
+	ASSERT_EQ(0, kp_map(&self->b, self->fd)) TH_LOG("%s", self->b.err);
+}
+
+/* Runs after ASSERT failures in the test too (setup had completed). */
+FIXTURE_TEARDOWN(kthrottle)
+{
+	unsigned int i;
+
+	tt_release(self->fd, &self->b, self->spin, self->nr_spin);
+	if (self->rate_written &&
+	    tt_kernel_rate_write(self->old_rate, self->old_pct))
+		TH_LOG("could not restore %s to %ld", TT_RATE, self->old_rate);
+	for (i = 0; i < TT_MAX_CPUS; i++)
+		free(tt_cpus[i].r);
+}
+
+TEST_F_TIMEOUT(kthrottle, kernel_limit, 60)
+{
+	const unsigned int limit = (TT_KRATE + TT_HZ - 1) / TT_HZ;
+	__u64 tick_nsec = kprof_throttle_tick_nsec(TT_HZ);
+	unsigned int cpu, checked = 0;
+	long rate;
+
+	KP_RETURN_IF_SKIPPED();
+	/* Written here, not in setup: teardown restores it after failures. */
+	self->rate_written = 1;
+	ASSERT_EQ(0, tt_kernel_rate_write(TT_KRATE, self->old_pct))
+		TH_LOG("%s: %s", TT_RATE, strerror(errno));
+	/*
+	 * kprof's own limits out of the way: 400 per tick, and its cost
+	 * controller off (percent 0), which under TCG would otherwise lower
+	 * them below what the kernel lets through and throttle too.
+	 */
+	ASSERT_EQ(0, tt_set_throttle(self->fd, 100000, 0))
+		TH_LOG("SET_THROTTLE: %s", strerror(errno));
+	ASSERT_EQ(0, tt_run_on(self->fd, &self->b, self->spin, &self->nr_spin,
+			       -1, 2000, tt_each_unthrottled))
+		TH_LOG("%s", self->b.err);
+	/* Only PMU NMIs feed the kernel's cost controller: none here. */
+	ASSERT_EQ(0, tt_sysctl_read(TT_RATE, &rate));
+	ASSERT_EQ(TT_KRATE, rate) TH_LOG("the kernel lowered its limit");
+
+	for (cpu = 0; cpu < self->b.nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++) {
+		struct kp_cpu *c = &self->b.cpus[cpu];
+		const struct tt_cpu *t = &tt_cpus[cpu];
+		const struct tt_rec *thr = NULL, *prev = NULL;
+		__u64 seg_start = 1, seg_samples = 0, segs = 0, exact = 0;
+		__u64 most = 0, nr = 0, first = 0, last = 0;
+		struct kprof_counters k;
+		size_t i;
+
+		if (!c->base || !kp_cpu_online(cpu))
+			continue;
+		checked++;
+		/* Counters == records, kernel_throttles included. */
+		tt_check_counters(c);
+		kp_page_counters(c, &k);
+		EXPECT_EQ(0ULL, k.own_throttles) TH_LOG("CPU %u: kprof's own throttle", cpu);
+		EXPECT_EQ(k.kernel_throttles, k.throttles) TH_LOG("CPU %u", cpu);
+		EXPECT_EQ(0ULL, k.would_throttles);
+		EXPECT_EQ(0ULL, k.lowerings);
+		EXPECT_EQ(0ULL, k.lost_full);
+		EXPECT_LT(0ULL, k.kernel_throttles)
+			TH_LOG("CPU %u: no THROTTLE by the kernel's limit", cpu);
+		/* Each ended by one UNTHROTTLE, but perhaps the last. */
+		EXPECT_TRUE(k.unthrottles == k.kernel_throttles ||
+			    k.unthrottles + 1 == k.kernel_throttles)
+			TH_LOG("CPU %u: %llu UNTHROTTLE for %llu kernel THROTTLE",
+			       cpu, k.unthrottles, k.kernel_throttles);
+
+		for (i = 0; i < t->n; i++) {
+			const struct tt_rec *r = &t->r[i];
+
+			switch (r->type) {
+			case KPROF_RECORD_SAMPLE:
+				EXPECT_EQ(NULL, thr)
+					TH_LOG("CPU %u: sample seq %llu while the kernel had stopped the event",
+					       cpu, r->seq);
+				if (!first)
+					first = r->time;
+				last = r->time;
+				prev = r;
+				seg_samples++;
+				nr++;
+				break;
+			case KPROF_RECORD_THROTTLE:
+				EXPECT_EQ(KPROF_MISC_THROTTLE_KERNEL, r->misc)
+					TH_LOG("CPU %u: not the kernel's limit alone", cpu);
+				ASSERT_EQ(NULL, thr) TH_LOG("CPU %u: two in a row", cpu);
+				/* After the sample of the overflow that tripped it. */
+				ASSERT_NE(NULL, prev);
+				EXPECT_EQ(prev->seq, r->seq) TH_LOG("CPU %u", cpu);
+				/*
+				 * The kernel counts from its restart (or the
+				 * start): a throttle before the limit-th
+				 * overflow would be a false detection.
+				 */
+				EXPECT_LE(seg_start + limit - 1, r->seq)
+					TH_LOG("CPU %u: throttled at overflow %llu, restarted at %llu",
+					       cpu, r->seq, seg_start);
+				segs++;
+				exact += seg_samples == limit;
+				if (seg_samples > most)
+					most = seg_samples;
+				thr = r;
+				break;
+			case KPROF_RECORD_UNTHROTTLE:
+				ASSERT_NE(NULL, thr)
+					TH_LOG("CPU %u: UNTHROTTLE without a throttle", cpu);
+				/*
+				 * Restarted at a later tick, then a full
+				 * period before this first overflow: a gap.
+				 */
+				EXPECT_LE(thr->time + TT_PERIOD_NS * 9 / 10, r->time)
+					TH_LOG("CPU %u: throttled at %llu, restarted by %llu",
+					       cpu, thr->time, r->time);
+				seg_start = r->seq;
+				seg_samples = 0;
+				thr = NULL;
+				break;
+			}
+		}
+		TH_LOG("CPU %u: %llu kernel THROTTLE, %llu UNTHROTTLE, %llu segments with exactly %u samples of %llu, at most %llu; %llu samples in %.2f s",
+		       cpu, k.kernel_throttles, k.unthrottles, exact, limit,
+		       segs, most, nr, (last - first) / 1e9);
+		/*
+		 * At most @limit per kernel tick, and the kernel ticks once per
+		 * TICK_NSEC (a late tick is not repeated), so over the samples'
+		 * span: at most limit * (span / TICK_NSEC + 2).
+		 */
+		EXPECT_GE(limit * ((last - first) / tick_nsec + 2), nr)
+			TH_LOG("CPU %u", cpu);
+		/*
+		 * How many segments are exactly @limit long (logged above) is
+		 * a measurement, not asserted.  Between a restart and the next
+		 * throttle there is one kernel tick when the vCPU ran all
+		 * along, so exactly @limit samples; more when a tick passed
+		 * with fewer than @limit overflows because the vCPU stalled.
+		 * How often it stalls is the emulator's and the host's: with
+		 * 2 vCPUs on a loaded 2-core host 15-27% of ticks, with 4
+		 * vCPUs 51-69%, and on the debug kernel beside four other
+		 * jobs (host load 6) 84-94%, which failed the old "one in
+		 * ten segments exact" bound.  Nothing recorded here tells a
+		 * stalled tick from a missed kernel throttle: each throttle's
+		 * detection is checked exactly above instead (one THROTTLE
+		 * naming the kernel's limit per tripped overflow, right after
+		 * its SAMPLE and no earlier than @limit overflows after the
+		 * restart, no SAMPLE until the UNTHROTTLE, and the counters).
+		 */
+	}
+	ASSERT_LT(0U, checked);
+}
+
+/* Run "kprofcat ARGS" on cpu-clock; its status and stderr in @out. */
+static int tt_kprofcat_run(const char *args, char *out, size_t len)
+{
+	char kc[4096], cmd[8192];
+	size_t n;
+	FILE *f;
+
+	tt_kprofcat(kc, sizeof(kc));
+	snprintf(cmd, sizeof(cmd), "%s %s --stats --duration 0.2 2>&1 >/dev/null",
+		 kc, args);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	n = fread(out, 1, len - 1, f);
+	out[n] = '\0';
+	return pclose(f);
+}
+
+/*
+ * kprofcat -F above min(kprof's max_sample_rate, the kernel's
+ * perf_event_max_sample_rate) is fitted as perf record fits it: refused
+ * with --strict-freq, with an error naming the limit in force and the knob
+ * that sets it, else lowered to it with a warning; below both it runs.
+ */
+TEST_F_TIMEOUT(kthrottle, freq_above_limits_refused, 60)
+{
+	char out[4096];
+	int fd;
+
+	KP_RETURN_IF_SKIPPED();
+	self->rate_written = 1;
+	ASSERT_EQ(0, tt_kernel_rate_write(TT_KRATE, self->old_pct));
+	/* kprof_open holds the device: kprofcat opens its own. */
+	kp_close(self->fd, &self->b);
+	self->fd = -1;
+
+	EXPECT_NE(0, tt_kprofcat_run("--strict-freq -F 1500", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "Maximum frequency rate (1000 Hz) exceeded"))
+		TH_LOG("kprofcat -F 1500 said: %s", out);
+	EXPECT_NE(NULL, strstr(out, "/proc/sys/kernel/perf_event_max_sample_rate"))
+		TH_LOG("kprofcat -F 1500 said: %s", out);
+	EXPECT_EQ(0, tt_kprofcat_run("-F 1500", out, sizeof(out)))
+		TH_LOG("kprofcat -F 1500 said: %s", out);
+	EXPECT_NE(NULL, strstr(out, "throttling from 1500 Hz to 1000 Hz"))
+		TH_LOG("kprofcat -F 1500 said: %s", out);
+	EXPECT_EQ(0, tt_kprofcat_run("-F 800", out, sizeof(out)))
+		TH_LOG("kprofcat -F 800 said: %s", out);
+
+	fd = kp_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, tt_set_throttle(fd, 500, 25));
+	close(fd);
+	EXPECT_NE(0, tt_kprofcat_run("--strict-freq -F 800", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "Maximum frequency rate (500 Hz) exceeded"))
+		TH_LOG("kprofcat -F 800 said: %s", out);
+	EXPECT_NE(NULL, strstr(out, "/sys/module/kprof/parameters/max_sample_rate"))
+		TH_LOG("kprofcat -F 800 said: %s", out);
+	fd = kp_open();
+	ASSERT_LE(0, fd);
+	tt_set_throttle(fd, KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE,
+			KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
