@@ -23,6 +23,7 @@
 #include "kprof_test.h"
 
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
