@@ -396,7 +396,7 @@ static int live_raw_round(struct live *l)
 	}
 	ret = sideband__read(l->sb, record_raw__pev, &l->rw);
 	if (!ret)
-		ret = kdev__read(l->d, record_raw__record, &l->rw);
+		ret = kdev__read_spans(l->d, record_raw__span, &l->rw);
 	if (ret)
 		return -1;
 	t = now();
@@ -473,7 +473,7 @@ static int live_stop(struct live *l)
 	if (l->raw) {
 		ret = sideband__read(l->sb, record_raw__pev, &l->rw);
 		if (!ret)
-			ret = kdev__read(l->d, record_raw__record, &l->rw);
+			ret = kdev__read_spans(l->d, record_raw__span, &l->rw);
 		if (!ret)
 			ret = record_raw__dso_pass(l->cap, l->o->out_path, l->s);
 	} else {

@@ -17,13 +17,14 @@
 #define RAW_IDLE_SLEEP	0.005
 #define RAW_MAX_SLEEP	0.01
 
-int record_raw__record(void *ctx, unsigned int cpu, const void *rec, size_t len)
+int record_raw__span(void *ctx, unsigned int cpu, const void *p1, size_t len1,
+		     const void *p2, size_t len2)
 {
 	struct raw *r = ctx;
 
 	if (cpu < r->nr)
-		r->bytes[cpu] += len;
-	return capture__add_record(r->cap, cpu, rec, len);
+		r->bytes[cpu] += len1 + len2;
+	return capture__add_records(r->cap, cpu, p1, len1, p2, len2);
 }
 
 /* Side band: into the capture, and into the session for the DSO pass. */

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * record_raw.h - the raw path of a live run (-o without an output, side
- * band available).  The live loop copies each record from its ring into
- * the capture's section buffer as the kernel wrote it: no decoding,
- * reordering, filtering, symbolizing or /proc reads per sample.  The
- * process filter goes into META and -i applies it.  After the stop, one
- * pass over the records written looks up every sampled user frame, so the
- * DSO symbol sections cover what samples hit (perf record's build-id pass
- * does the same).
+ * band available).  The live loop writes what each ring holds into the
+ * capture as the kernel wrote it, straight from the mapping (a RECORDS
+ * section per ring and drain, as perf record pushes its chunks): no
+ * decoding, reordering, filtering, symbolizing or /proc reads per sample,
+ * no copy in kprofcat.  The process filter goes into META and -i applies
+ * it.  After the stop, one pass over the records written looks up every
+ * sampled user frame, so the DSO symbol sections cover what samples hit
+ * (perf record's build-id pass does the same).
  *
  * Pacing: kprof's poll() reports a buffer once it holds its watermark
  * (half of it by default), which leaves only the other half for the
@@ -37,8 +38,9 @@ struct raw {
 	unsigned int nr;
 };
 
-/* A ring's record into the capture (kdev__read()'s callback). */
-int record_raw__record(void *ctx, unsigned int cpu, const void *rec, size_t len);
+/* A ring's records into the capture as they lie (kdev__read_spans()'s callback). */
+int record_raw__span(void *ctx, unsigned int cpu, const void *p1, size_t len1,
+		     const void *p2, size_t len2);
 /* Side band: into the capture, and into the session for the DSO pass. */
 int record_raw__pev(void *ctx, const struct pev *e);
 /* Seconds to sleep before the next drain; DT: seconds since the last. */
