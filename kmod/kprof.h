@@ -131,6 +131,7 @@ struct kprof_cpu {
 	u64			nested_ns[KPROF_NEST_LEVELS];
 	local64_t		count[KPROF_NR_COUNTERS];
 	local64_t		pending[KPROF_NR_LOST]; /* not yet in a LOST record */
+	local_t			pending_any;	/* 0: every pending[] is 0 */
 
 	/*
 	 * kprof's throttle: the handler decides, then defers what cannot be
@@ -184,6 +185,20 @@ struct kprof_file {
 	const struct cred	*cred;
 	struct pid_namespace	*pid_ns;
 };
+
+/*
+ * Count @n of @kind for the next LOST record (kprof_buffer_claim_lost()
+ * takes them).  The count before the flag: a claim nesting between the
+ * two takes the count and leaves the flag set, which costs it one more
+ * look later, never a count.
+ */
+static inline void kprof_pending_add(struct kprof_cpu *c, unsigned int kind,
+				     u64 n)
+{
+	local64_add(n, &c->pending[kind]);
+	barrier();
+	local_set(&c->pending_any, 1);
+}
 
 extern struct kprof_state kprof;
 extern uint kprof_mlock_kb;	/* the mlock_kb parameter, see kprof_buffer.c */

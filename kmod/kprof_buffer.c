@@ -497,15 +497,21 @@ static unsigned long kprof_buffer_put_lost(struct kprof_cpu *c,
 
 /*
  * Take the pending loss counts (record kinds at most U32_MAX at a time,
- * the width of their LOST fields).  Plain reads first: nothing pending is
- * the common case and costs no read-modify-write.  A claim is a local
+ * the width of their LOST fields).  Nothing pending is the common case:
+ * one read of pending_any says so.  The flag is cleared before the counts
+ * are read, so a count added by a nested writer after the read of its
+ * counter has set it again (kprof_pending_add()).  A claim is a local
  * cmpxchg, so a nested writer adding meanwhile is never lost.
  */
 static bool kprof_buffer_claim_lost(struct kprof_cpu *c, u64 *claimed)
 {
-	bool any = false;
+	bool any = false, left = false;
 	int i;
 
+	if (!local_read(&c->pending_any))
+		return false;
+	local_set(&c->pending_any, 0);
+	barrier();
 	for (i = 0; i < KPROF_NR_LOST; i++) {
 		u64 v, take;
 
@@ -520,8 +526,11 @@ static bool kprof_buffer_claim_lost(struct kprof_cpu *c, u64 *claimed)
 		if (v) {
 			claimed[i] = take;
 			any = true;
+			left |= take < v;
 		}
 	}
+	if (left)
+		local_set(&c->pending_any, 1);
 	return any;
 }
 
@@ -531,7 +540,7 @@ static void kprof_buffer_unclaim_lost(struct kprof_cpu *c, const u64 *claimed)
 
 	for (i = 0; i < KPROF_NR_LOST; i++)
 		if (claimed[i])
-			local64_add(claimed[i], &c->pending[i]);
+			kprof_pending_add(c, i, claimed[i]);
 }
 
 /**

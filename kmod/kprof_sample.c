@@ -28,7 +28,7 @@ static void kprof_count_lost(struct kprof_cpu *c, enum kprof_lost_cause cause)
 
 	local64_inc(&c->count[KPROF_CNT_LOST_FULL + cause]);
 	/* Reported in-band by the next record that fits, or by STOP. */
-	local64_inc(&c->pending[cause]);
+	kprof_pending_add(c, cause, 1);
 }
 
 /*
