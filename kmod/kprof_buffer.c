@@ -415,9 +415,9 @@ again:
 
 /*
  * Reserve @size bytes, with @slack more left free behind them (room for a
- * LOST record, see kprof_buffer_put()), inside a kprof_buffer_begin() /
- * kprof_buffer_end() section.  On success the caller copies its record at
- * *@start.  The only read-modify-write per record is the local (not
+ * LOST record, see kprof_buffer_reserve_rec()), inside a
+ * kprof_buffer_begin() / kprof_buffer_end() section.  On success the
+ * caller writes its record at *@start.  The only read-modify-write per record is the local (not
  * LOCKed) cmpxchg of the head.
  */
 static bool kprof_buffer_reserve(struct kprof_buf *b, unsigned long size,
@@ -451,9 +451,15 @@ static bool kprof_buffer_reserve(struct kprof_buf *b, unsigned long size,
 	return true;
 }
 
-/* Copy @len bytes to byte counter @pos, in two pieces when they wrap. */
-static void kprof_buffer_copy(struct kprof_buf *b, unsigned long pos,
-			      const void *src, unsigned long len)
+/**
+ * kprof_buffer_copy_at() - copy reserved bytes into the buffer
+ * @b: the buffer, inside the write section that reserved them
+ * @pos: their byte counter (kprof_buffer_reserve_rec())
+ * @src: what to copy
+ * @len: how many bytes, in two pieces when they wrap
+ */
+void kprof_buffer_copy_at(struct kprof_buf *b, unsigned long pos,
+			  const void *src, unsigned long len)
 {
 	unsigned long off = pos & (b->size - 1);
 	unsigned long first = min(len, b->size - off);
@@ -489,7 +495,7 @@ static unsigned long kprof_buffer_put_lost(struct kprof_cpu *c,
 	int i;
 
 	BUILD_BUG_ON(KPROF_NR_LOST != 8);
-	kprof_buffer_copy(c->buf, pos, &lost, sizeof(lost));
+	kprof_buffer_copy_at(c->buf, pos, &lost, sizeof(lost));
 	for (i = 0; i < KPROF_NR_LOST_OVERFLOWS; i++)
 		local64_add(claimed[i], &c->count[KPROF_CNT_LOST_RECORDS]);
 	return pos + sizeof(lost);
@@ -556,25 +562,25 @@ void kprof_buffer_begin(struct kprof_buf *b)
 }
 
 /**
- * kprof_buffer_put() - copy one record into this CPU's buffer, unpublished
+ * kprof_buffer_reserve_rec() - reserve one record in this CPU's buffer
  * @c: this CPU's state (its buf is the target), inside a write section
- * @rec: the record, header.size == @size
  * @size: bytes, a multiple of 8
  * @time: the record's time, also that of a LOST record put before it
- * @pos: out, may be NULL: the byte counter of the record, for
- *	 kprof_buffer_patch_u32() before kprof_buffer_end()
+ * @pos: out: the byte counter of the record, for kprof_buffer_at() (to
+ *	 write it in place) or kprof_buffer_copy_at(), and
+ *	 kprof_buffer_patch_u32(), all before kprof_buffer_end()
  *
  * Losses not yet reported go first, as a LOST record reserved together
- * with @rec, so they are in-band right before the next record that fits.
- * Every reservation leaves room for one more LOST record behind it, so the
- * stop path can always report the final losses.
+ * with the record, so they are in-band right before the next record that
+ * fits.  Every reservation leaves room for one more LOST record behind
+ * it, so the stop path can always report the final losses.
  *
  * Context: this CPU's producer (hardirq or NMI), or the stop path once the
  * producer is quiesced.
- * Return: true if written, false if the buffer had no room.
+ * Return: true if reserved, false if the buffer had no room.
  */
-bool kprof_buffer_put(struct kprof_cpu *c, const void *rec, u32 size,
-		      u64 time, unsigned long *pos)
+bool kprof_buffer_reserve_rec(struct kprof_cpu *c, u32 size, u64 time,
+			      unsigned long *pos)
 {
 	u64 claimed[KPROF_NR_LOST];
 	unsigned long at, need = size;
@@ -592,9 +598,39 @@ bool kprof_buffer_put(struct kprof_cpu *c, const void *rec, u32 size,
 	}
 	if (lost)
 		at = kprof_buffer_put_lost(c, at, time, claimed);
-	kprof_buffer_copy(c->buf, at, rec, size);
-	if (pos)
-		*pos = at;
+	*pos = at;
+	return true;
+}
+
+/**
+ * kprof_buffer_at() - where a reserved record can be written in place
+ * @b: the buffer, inside the write section that reserved it
+ * @pos: its byte counter (kprof_buffer_reserve_rec())
+ * @size: its size
+ *
+ * Return: the record's address, or NULL when it wraps the end of the data
+ * area (then it is built elsewhere and kprof_buffer_copy_at() puts it).
+ */
+void *kprof_buffer_at(struct kprof_buf *b, unsigned long pos, u32 size)
+{
+	unsigned long off = pos & (b->size - 1);
+
+	return off + size <= b->size ? b->data + off : NULL;
+}
+
+/*
+ * One record (header.size == @size) copied into this CPU's buffer,
+ * unpublished: kprof_buffer_reserve_rec(), then the copy.  False if the
+ * buffer had no room.
+ */
+static bool kprof_buffer_put(struct kprof_cpu *c, const void *rec, u32 size,
+			     u64 time)
+{
+	unsigned long at;
+
+	if (!kprof_buffer_reserve_rec(c, size, time, &at))
+		return false;
+	kprof_buffer_copy_at(c->buf, at, rec, size);
 	return true;
 }
 
@@ -660,7 +696,7 @@ bool kprof_buffer_output(struct kprof_cpu *c, const void *rec, u32 size,
 	bool ok;
 
 	kprof_buffer_begin(c->buf);
-	ok = kprof_buffer_put(c, rec, size, time, NULL);
+	ok = kprof_buffer_put(c, rec, size, time);
 	kprof_buffer_wakeup(c->buf);
 	kprof_buffer_end(c->buf);
 	return ok;
