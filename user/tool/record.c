@@ -240,9 +240,8 @@ struct live {
 	int go, exec_err;	/* CMD's release pipe and exec-error pipe, -1: closed */
 	int child_status;
 	int stop_sig;		/* the signals kprofcat sent CMD, as a mask */
-	double t0, last_status, pace, last_drain;
+	double t0, last_status;
 	unsigned long long last_samples;
-	uint64_t data_size;	/* bytes of one CPU buffer */
 };
 
 /* The filters, the side band, the capture's META and the raw path's buffers. */
@@ -275,10 +274,6 @@ static int live_filters(struct live *l)
 		l->so.cap = NULL;
 		l->so.out = &l->null_out;
 		l->rw.cap = l->cap;
-		l->rw.nr = kdev__nr_cpus(l->d);
-		l->rw.bytes = calloc(l->rw.nr + 1, sizeof(*l->rw.bytes));
-		if (!l->rw.bytes)
-			return -1;
 	}
 	return 0;
 }
@@ -316,6 +311,9 @@ static int live_setup(struct live *l)
 	if (runlimits__fit_freq(l->d, o) || kdev__knobs(l->d, &l->knobs))
 		return -1;
 	l->sum.knobs = &l->knobs;
+	/* -o alone: wakeups at an eighth of a buffer (record_raw.h). */
+	if (o->out_path && !o->out && !o->cfg.watermark)
+		o->cfg.watermark = o->cfg.buffer_pages * (uint32_t)sysconf(_SC_PAGESIZE) / 8;
 	if (kdev__configure(l->d, &o->cfg, o->event))
 		return -1;
 	if (o->out_path) {
@@ -378,31 +376,26 @@ static int live_done(struct live *l)
 	return l->o->pid && pid_gone(l->o->pid);
 }
 
-/* One round of the raw path: nap (side band events end it), then drain. */
+/*
+ * One round of the raw path: sleep until a buffer holds its watermark or
+ * a process event comes (record_raw.h), then drain.
+ */
 static int live_raw_round(struct live *l)
 {
-	struct timespec ts = {
-		.tv_sec = (time_t)l->pace,
-		.tv_nsec = (long)((l->pace - (time_t)l->pace) * 1e9),
-	};
-	double t;
-	int n, ret;
+	int n = 0, ret;
 
-	/* The side band's fds only: a process event ends the nap early. */
-	n = sideband__pollfds(l->sb, l->pfds, MAX_POLLFDS);
-	if (ppoll(l->pfds, n, &ts, NULL) < 0 && errno != EINTR) {
+	l->pfds[n].fd = kdev__fd(l->d);
+	l->pfds[n].events = POLLIN;
+	l->pfds[n++].revents = 0;
+	n += sideband__pollfds(l->sb, l->pfds + n, MAX_POLLFDS - n);
+	if (poll(l->pfds, n, POLL_MS) < 0 && errno != EINTR) {
 		p_err("poll: %s", strerror(errno));
 		return 1;
 	}
 	ret = sideband__read(l->sb, record_raw__pev, &l->rw);
 	if (!ret)
 		ret = kdev__read_spans(l->d, record_raw__span, &l->rw);
-	if (ret)
-		return -1;
-	t = now();
-	l->pace = record_raw__pace(&l->rw, l->data_size, t - l->last_drain);
-	l->last_drain = t;
-	return 0;
+	return ret ? -1 : 0;
 }
 
 /* One round of the session path: poll, side band, buffers, emit. */
@@ -436,7 +429,6 @@ static int live_loop(struct live *l)
 
 	l->t0 = now();
 	l->last_status = l->t0;
-	l->last_drain = l->t0;
 	while (!stop_requested) {
 		if (live_done(l))
 			break;
@@ -567,7 +559,6 @@ static void live_free(struct live *l)
 	if (l->cap)
 		capture__close(l->cap);
 	free(l->stats);
-	free(l->rw.bytes);
 	session__free(l->s);
 	sideband__close(l->sb);
 	kdev__close(l->d);
@@ -602,8 +593,6 @@ int record__live(struct record_opts *o)
 		.o = o,
 		.so = { .out = o->out, .window_ns = WINDOW_NS },
 		.null_out = { .ops = &record_raw__null_ops, .needs_frames = 1 },
-		.pace = RAW_MIN_SLEEP,
-		.data_size = (uint64_t)o->cfg.buffer_pages * sysconf(_SC_PAGESIZE),
 		/* Not on the terminal the samples go to: the two would glue. */
 		.tty = isatty(2) && !o->quiet && !(o->out && isatty(1)),
 		.go = -1,
