@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
@@ -36,7 +37,7 @@
 
 #define WINDOW_NS	(200 * 1000000ULL)
 #define POLL_MS		50
-#define MAX_POLLFDS	(KPROF_MAX_CPUS + 1)
+#define MAX_POLLFDS	(KPROF_MAX_CPUS + 2)
 
 /* The signal that asked kprofcat to stop (SIGINT, SIGTERM), 0 if none. */
 static volatile sig_atomic_t stop_requested;
@@ -133,6 +134,22 @@ static pid_t spawn_held(char **cmd, int stdout_to_stderr, int *go, int *exec_err
 	*go = p[1];
 	*exec_err = e[0];
 	return pid;
+}
+
+/*
+ * A pidfd of CMD, readable once it has exited, so that the loop's poll()
+ * ends with it, as perf record's SIGCHLD ends its own, instead of up to
+ * POLL_MS later; -1 where the kernel has none (before 5.3), and the
+ * loop then notices the end at its next round.
+ */
+static int child_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	return -1;
+#endif
 }
 
 /* PID has exited: it is gone, or a zombie its parent has not reaped. */
@@ -237,6 +254,7 @@ struct live {
 	int raw;		/* the raw path: -o alone, with side band */
 	int tty;		/* the status line goes to stderr */
 	pid_t child;		/* CMD, 0 if none or reaped */
+	int child_fd;		/* its pidfd until reaped, -1: none */
 	int go, exec_err;	/* CMD's release pipe and exec-error pipe, -1: closed */
 	int child_status;
 	int stop_sig;		/* the signals kprofcat sent CMD, as a mask */
@@ -325,6 +343,7 @@ static int live_setup(struct live *l)
 		l->child = spawn_held(o->cmd, !!o->out, &l->go, &l->exec_err);
 		if (l->child < 0)
 			return -1;
+		l->child_fd = child_pidfd(l->child);
 	}
 	if (live_filters(l) || live_session(l))
 		return -1;
@@ -370,10 +389,51 @@ static int live_done(struct live *l)
 		return 1;
 	if (l->child && waitpid(l->child, &l->child_status, WNOHANG) == l->child) {
 		l->child = 0;
+		/* Readable for good now: out of the poll set. */
+		if (l->child_fd >= 0)
+			close(l->child_fd);
+		l->child_fd = -1;
 		return 1;
 	}
 	/* perf record -p ends when its process does. */
 	return l->o->pid && pid_gone(l->o->pid);
+}
+
+/*
+ * A round's wait: poll() on the device, CMD's pidfd and the side band, at
+ * most POLL_MS.  0, or 1 after a poll() error, reported.
+ */
+static int live_poll(struct live *l)
+{
+	int n = 0, sb;
+
+	l->pfds[n].fd = kdev__fd(l->d);
+	l->pfds[n].events = POLLIN;
+	l->pfds[n++].revents = 0;
+	if (l->child_fd >= 0) {
+		l->pfds[n].fd = l->child_fd;
+		l->pfds[n].events = POLLIN;
+		l->pfds[n++].revents = 0;
+	}
+	sb = sideband__pollfds(l->sb, l->pfds + n, MAX_POLLFDS - n);
+	if (poll(l->pfds, n + sb, POLL_MS) < 0 && errno != EINTR) {
+		p_err("poll: %s", strerror(errno));
+		return 1;
+	}
+	/* CMD's own side band hangs up as it exits, before it can be reaped. */
+	sideband__hangups(l->sb, l->pfds + n, sb);
+	return 0;
+}
+
+/*
+ * CMD ended during the round's poll(): the loop stops sampling before it
+ * drains (live_stop()), as perf record disables its events when SIGCHLD
+ * ends its loop, so kprofcat's own writing of what is left is not
+ * sampled as part of the run.
+ */
+static int live_child_ended(const struct live *l)
+{
+	return l->child_fd >= 0 && (l->pfds[1].revents & POLLIN);
 }
 
 /*
@@ -382,16 +442,12 @@ static int live_done(struct live *l)
  */
 static int live_raw_round(struct live *l)
 {
-	int n = 0, ret;
+	int ret;
 
-	l->pfds[n].fd = kdev__fd(l->d);
-	l->pfds[n].events = POLLIN;
-	l->pfds[n++].revents = 0;
-	n += sideband__pollfds(l->sb, l->pfds + n, MAX_POLLFDS - n);
-	if (poll(l->pfds, n, POLL_MS) < 0 && errno != EINTR) {
-		p_err("poll: %s", strerror(errno));
+	if (live_poll(l))
 		return 1;
-	}
+	if (live_child_ended(l))
+		return 0;
 	ret = sideband__read(l->sb, record_raw__pev, &l->rw);
 	if (!ret)
 		ret = kdev__read_spans(l->d, record_raw__span, &l->rw);
@@ -401,16 +457,12 @@ static int live_raw_round(struct live *l)
 /* One round of the session path: poll, side band, buffers, emit. */
 static int live_round(struct live *l)
 {
-	int n = 0, ret;
+	int ret;
 
-	l->pfds[n].fd = kdev__fd(l->d);
-	l->pfds[n].events = POLLIN;
-	l->pfds[n++].revents = 0;
-	n += sideband__pollfds(l->sb, l->pfds + n, MAX_POLLFDS - n);
-	if (poll(l->pfds, n, POLL_MS) < 0 && errno != EINTR) {
-		p_err("poll: %s", strerror(errno));
+	if (live_poll(l))
 		return 1;
-	}
+	if (live_child_ended(l))
+		return 0;
 	ret = sideband__read(l->sb, session__pev, l->s);
 	if (!ret)
 		ret = kdev__read(l->d, on_record, l->s);
@@ -556,6 +608,8 @@ static void live_free(struct live *l)
 		close(l->exec_err);
 	if (l->child)
 		waitpid(l->child, NULL, 0);
+	if (l->child_fd >= 0)
+		close(l->child_fd);
 	if (l->cap)
 		capture__close(l->cap);
 	free(l->stats);
@@ -597,6 +651,7 @@ int record__live(struct record_opts *o)
 		.tty = isatty(2) && !o->quiet && !(o->out && isatty(1)),
 		.go = -1,
 		.exec_err = -1,
+		.child_fd = -1,
 	};
 	int status = 1;
 

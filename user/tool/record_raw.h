@@ -12,9 +12,9 @@
  *
  * Wakeups: unless --watermark says otherwise, every buffer's watermark
  * is an eighth of it (live_setup() in record.c), and the loop sleeps in
- * poll() on the device and the side band until a buffer crosses it, a
- * process event comes, or POLL_MS pass (CMD's end and --duration are
- * checked between rounds).  Seven eighths are left for the reader's
+ * poll() on the device, CMD's pidfd and the side band until a buffer
+ * crosses it, CMD ends, a process event comes, or POLL_MS pass
+ * (--duration is checked between rounds).  Seven eighths are left for the reader's
  * scheduling latency, and a low rate costs a wakeup per eighth of a
  * buffer, not one per fixed interval.
  */
