@@ -163,10 +163,11 @@ tests: $(if $(wildcard user/Makefile),user)
 # `make lint` first (it is fast), then prove runs every entry as a program
 # (scripts/check-run: each entry's output is kept in build/check/, and a
 # failed run ends naming each failed entry with its log's last lines):
-# the host test binaries, the test bed's own tests, and one VM
-# boot per kernel running the whole in-guest suite (tests/vm/suite);
-# one more 6.1 boot, as `make experiment` boots it, runs the experiment
-# script's refusals and restore (tests/experiments/safety-vm).
+# the host test binaries, the test bed's own tests, one VM boot per kernel
+# running the whole in-guest suite (tests/vm/suite), one on the icount
+# clock running the throttle and cost tests (tests/vm/kernel-6.1-icount),
+# and one more 6.1 boot, as `make experiment` boots it, running the
+# experiment script's refusals and restore (tests/experiments/safety-vm).
 # tests/vm/run builds the module for each kernel under build/<series>/;
 # building them all first makes a compile error show before any VM boots.
 # tests/host/convert-check comes last: it also reads back the guest
@@ -177,7 +178,8 @@ check: tests lint
 	PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/vm/selftest tests/vm/testpmu-selftest \
 		tests/host/dkms-check tests/host/arch-check tests/host/production-check tests/host/report-check \
 		tests/host/browser-check tests/experiments/safety-vm \
-		$(addprefix tests/vm/kernel-,$(VM_KERNELS)) tests/host/convert-check
+		$(addprefix tests/vm/kernel-,$(VM_KERNELS)) tests/vm/kernel-6.1-icount \
+		tests/host/convert-check
 
 check-quick: tests lint
 	KPROF_SELFTEST_KERNELS=6.1 PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/host/arch-check \

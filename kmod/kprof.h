@@ -131,6 +131,7 @@ struct kprof_cpu {
 	u64			nested_ns[KPROF_NEST_LEVELS];
 	local64_t		count[KPROF_NR_COUNTERS];
 	local64_t		pending[KPROF_NR_LOST]; /* not yet in a LOST record */
+	local_t			pending_any;	/* 0: every pending[] is 0 */
 
 	/*
 	 * kprof's throttle: the handler decides, then defers what cannot be
@@ -151,7 +152,11 @@ struct kprof_cpu {
 	u64			msg_allowed;
 	u64			msg_rate;
 
-	/* Records are built here, then copied into the ring in one piece. */
+	/*
+	 * Call chains are unwound here, then copied after the SAMPLE's
+	 * fields, which go straight into the ring; a SAMPLE that wraps the
+	 * end of the ring is built here whole and copied in two pieces.
+	 */
 	u64			scratch[KPROF_NEST_LEVELS]
 				       [KPROF_SAMPLE_MAX_SIZE / sizeof(u64)];
 };
@@ -185,6 +190,20 @@ struct kprof_file {
 	struct pid_namespace	*pid_ns;
 };
 
+/*
+ * Count @n of @kind for the next LOST record (kprof_buffer_claim_lost()
+ * takes them).  The count before the flag: a claim nesting between the
+ * two takes the count and leaves the flag set, which costs it one more
+ * look later, never a count.
+ */
+static inline void kprof_pending_add(struct kprof_cpu *c, unsigned int kind,
+				     u64 n)
+{
+	local64_add(n, &c->pending[kind]);
+	barrier();
+	local_set(&c->pending_any, 1);
+}
+
 extern struct kprof_state kprof;
 extern uint kprof_mlock_kb;	/* the mlock_kb parameter, see kprof_buffer.c */
 extern struct kprof_cpu __percpu *kprof_pcpu;
@@ -197,8 +216,11 @@ void kprof_bufs_reset(struct kprof_bufs *bufs);
 void kprof_bufs_get(struct kprof_bufs *bufs);
 void kprof_bufs_put(struct kprof_bufs *bufs);
 void kprof_buffer_begin(struct kprof_buf *b);
-bool kprof_buffer_put(struct kprof_cpu *c, const void *rec, u32 size,
-		      u64 time, unsigned long *pos);
+bool kprof_buffer_reserve_rec(struct kprof_cpu *c, u32 size, u64 time,
+			      unsigned long *pos);
+void *kprof_buffer_at(struct kprof_buf *b, unsigned long pos, u32 size);
+void kprof_buffer_copy_at(struct kprof_buf *b, unsigned long pos,
+			  const void *src, unsigned long len);
 void kprof_buffer_patch_u32(struct kprof_buf *b, unsigned long pos, u32 val);
 void kprof_buffer_wakeup(struct kprof_buf *b);
 void kprof_buffer_end(struct kprof_buf *b);

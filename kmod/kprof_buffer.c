@@ -415,9 +415,9 @@ again:
 
 /*
  * Reserve @size bytes, with @slack more left free behind them (room for a
- * LOST record, see kprof_buffer_put()), inside a kprof_buffer_begin() /
- * kprof_buffer_end() section.  On success the caller copies its record at
- * *@start.  The only read-modify-write per record is the local (not
+ * LOST record, see kprof_buffer_reserve_rec()), inside a
+ * kprof_buffer_begin() / kprof_buffer_end() section.  On success the
+ * caller writes its record at *@start.  The only read-modify-write per record is the local (not
  * LOCKed) cmpxchg of the head.
  */
 static bool kprof_buffer_reserve(struct kprof_buf *b, unsigned long size,
@@ -451,9 +451,15 @@ static bool kprof_buffer_reserve(struct kprof_buf *b, unsigned long size,
 	return true;
 }
 
-/* Copy @len bytes to byte counter @pos, in two pieces when they wrap. */
-static void kprof_buffer_copy(struct kprof_buf *b, unsigned long pos,
-			      const void *src, unsigned long len)
+/**
+ * kprof_buffer_copy_at() - copy reserved bytes into the buffer
+ * @b: the buffer, inside the write section that reserved them
+ * @pos: their byte counter (kprof_buffer_reserve_rec())
+ * @src: what to copy
+ * @len: how many bytes, in two pieces when they wrap
+ */
+void kprof_buffer_copy_at(struct kprof_buf *b, unsigned long pos,
+			  const void *src, unsigned long len)
 {
 	unsigned long off = pos & (b->size - 1);
 	unsigned long first = min(len, b->size - off);
@@ -489,7 +495,7 @@ static unsigned long kprof_buffer_put_lost(struct kprof_cpu *c,
 	int i;
 
 	BUILD_BUG_ON(KPROF_NR_LOST != 8);
-	kprof_buffer_copy(c->buf, pos, &lost, sizeof(lost));
+	kprof_buffer_copy_at(c->buf, pos, &lost, sizeof(lost));
 	for (i = 0; i < KPROF_NR_LOST_OVERFLOWS; i++)
 		local64_add(claimed[i], &c->count[KPROF_CNT_LOST_RECORDS]);
 	return pos + sizeof(lost);
@@ -497,15 +503,21 @@ static unsigned long kprof_buffer_put_lost(struct kprof_cpu *c,
 
 /*
  * Take the pending loss counts (record kinds at most U32_MAX at a time,
- * the width of their LOST fields).  Plain reads first: nothing pending is
- * the common case and costs no read-modify-write.  A claim is a local
+ * the width of their LOST fields).  Nothing pending is the common case:
+ * one read of pending_any says so.  The flag is cleared before the counts
+ * are read, so a count added by a nested writer after the read of its
+ * counter has set it again (kprof_pending_add()).  A claim is a local
  * cmpxchg, so a nested writer adding meanwhile is never lost.
  */
 static bool kprof_buffer_claim_lost(struct kprof_cpu *c, u64 *claimed)
 {
-	bool any = false;
+	bool any = false, left = false;
 	int i;
 
+	if (!local_read(&c->pending_any))
+		return false;
+	local_set(&c->pending_any, 0);
+	barrier();
 	for (i = 0; i < KPROF_NR_LOST; i++) {
 		u64 v, take;
 
@@ -520,8 +532,11 @@ static bool kprof_buffer_claim_lost(struct kprof_cpu *c, u64 *claimed)
 		if (v) {
 			claimed[i] = take;
 			any = true;
+			left |= take < v;
 		}
 	}
+	if (left)
+		local_set(&c->pending_any, 1);
 	return any;
 }
 
@@ -531,7 +546,7 @@ static void kprof_buffer_unclaim_lost(struct kprof_cpu *c, const u64 *claimed)
 
 	for (i = 0; i < KPROF_NR_LOST; i++)
 		if (claimed[i])
-			local64_add(claimed[i], &c->pending[i]);
+			kprof_pending_add(c, i, claimed[i]);
 }
 
 /**
@@ -547,25 +562,25 @@ void kprof_buffer_begin(struct kprof_buf *b)
 }
 
 /**
- * kprof_buffer_put() - copy one record into this CPU's buffer, unpublished
+ * kprof_buffer_reserve_rec() - reserve one record in this CPU's buffer
  * @c: this CPU's state (its buf is the target), inside a write section
- * @rec: the record, header.size == @size
  * @size: bytes, a multiple of 8
  * @time: the record's time, also that of a LOST record put before it
- * @pos: out, may be NULL: the byte counter of the record, for
- *	 kprof_buffer_patch_u32() before kprof_buffer_end()
+ * @pos: out: the byte counter of the record, for kprof_buffer_at() (to
+ *	 write it in place) or kprof_buffer_copy_at(), and
+ *	 kprof_buffer_patch_u32(), all before kprof_buffer_end()
  *
  * Losses not yet reported go first, as a LOST record reserved together
- * with @rec, so they are in-band right before the next record that fits.
- * Every reservation leaves room for one more LOST record behind it, so the
- * stop path can always report the final losses.
+ * with the record, so they are in-band right before the next record that
+ * fits.  Every reservation leaves room for one more LOST record behind
+ * it, so the stop path can always report the final losses.
  *
  * Context: this CPU's producer (hardirq or NMI), or the stop path once the
  * producer is quiesced.
- * Return: true if written, false if the buffer had no room.
+ * Return: true if reserved, false if the buffer had no room.
  */
-bool kprof_buffer_put(struct kprof_cpu *c, const void *rec, u32 size,
-		      u64 time, unsigned long *pos)
+bool kprof_buffer_reserve_rec(struct kprof_cpu *c, u32 size, u64 time,
+			      unsigned long *pos)
 {
 	u64 claimed[KPROF_NR_LOST];
 	unsigned long at, need = size;
@@ -583,9 +598,39 @@ bool kprof_buffer_put(struct kprof_cpu *c, const void *rec, u32 size,
 	}
 	if (lost)
 		at = kprof_buffer_put_lost(c, at, time, claimed);
-	kprof_buffer_copy(c->buf, at, rec, size);
-	if (pos)
-		*pos = at;
+	*pos = at;
+	return true;
+}
+
+/**
+ * kprof_buffer_at() - where a reserved record can be written in place
+ * @b: the buffer, inside the write section that reserved it
+ * @pos: its byte counter (kprof_buffer_reserve_rec())
+ * @size: its size
+ *
+ * Return: the record's address, or NULL when it wraps the end of the data
+ * area (then it is built elsewhere and kprof_buffer_copy_at() puts it).
+ */
+void *kprof_buffer_at(struct kprof_buf *b, unsigned long pos, u32 size)
+{
+	unsigned long off = pos & (b->size - 1);
+
+	return off + size <= b->size ? b->data + off : NULL;
+}
+
+/*
+ * One record (header.size == @size) copied into this CPU's buffer,
+ * unpublished: kprof_buffer_reserve_rec(), then the copy.  False if the
+ * buffer had no room.
+ */
+static bool kprof_buffer_put(struct kprof_cpu *c, const void *rec, u32 size,
+			     u64 time)
+{
+	unsigned long at;
+
+	if (!kprof_buffer_reserve_rec(c, size, time, &at))
+		return false;
+	kprof_buffer_copy_at(c->buf, at, rec, size);
 	return true;
 }
 
@@ -651,7 +696,7 @@ bool kprof_buffer_output(struct kprof_cpu *c, const void *rec, u32 size,
 	bool ok;
 
 	kprof_buffer_begin(c->buf);
-	ok = kprof_buffer_put(c, rec, size, time, NULL);
+	ok = kprof_buffer_put(c, rec, size, time);
 	kprof_buffer_wakeup(c->buf);
 	kprof_buffer_end(c->buf);
 	return ok;

@@ -209,6 +209,7 @@ void kprof_counters_reset(struct kprof_cpu *c, bool fresh)
 	if (fresh) {
 		for (i = 0; i < KPROF_NR_LOST; i++)
 			local64_set(&c->pending[i], 0);
+		local_set(&c->pending_any, 0);
 		return;
 	}
 	for (i = 0; i < KPROF_NR_LOST_OVERFLOWS; i++) {

@@ -28,7 +28,7 @@ static void kprof_count_lost(struct kprof_cpu *c, enum kprof_lost_cause cause)
 
 	local64_inc(&c->count[KPROF_CNT_LOST_FULL + cause]);
 	/* Reported in-band by the next record that fits, or by STOP. */
-	local64_inc(&c->pending[cause]);
+	kprof_pending_add(c, cause, 1);
 }
 
 /*
@@ -161,35 +161,40 @@ static bool kprof_sample_feeds(enum kprof_throttle_verdict v)
 }
 
 /*
- * Build the SAMPLE of this overflow in @s; returns its size.  @pchain:
- * the chain the PMU driver took from the interrupt registers, or NULL to
- * unwind from @regs.
+ * The chains of this overflow into @ips, kernel frames then user frames;
+ * their counts in *@nr_kernel and *@nr_user.  @pchain: the chain the PMU
+ * driver took from the interrupt registers, or NULL to unwind from @regs.
  */
-static u32 kprof_sample_fill(struct kprof_sample *s, struct pt_regs *regs,
-			     const struct perf_callchain_entry *pchain,
-			     u64 seq, u64 t0, u64 period, u64 tick)
+static void kprof_sample_chains(u64 *ips, struct pt_regs *regs,
+				const struct perf_callchain_entry *pchain,
+				unsigned int *nr_kernel, unsigned int *nr_user,
+				u16 *misc)
 {
 	const struct kprof_config *cfg = &kprof.config;
-	unsigned int nr_kernel = 0, nr_user = 0;
-	u16 misc = 0;
-	u32 size;
 
-	if (user_mode(regs))
-		misc |= KPROF_MISC_USER;
-	if (in_nmi())
-		misc |= KPROF_MISC_NMI;
+	*nr_kernel = 0;
+	*nr_user = 0;
 	if (pchain) {
-		kprof_perf_chain(pchain, s->ips, &nr_kernel, &nr_user, &misc);
-	} else {
-		if (cfg->flags & KPROF_CFG_CALLCHAIN_KERNEL)
-			nr_kernel = kprof_kernel_chain(regs, s->ips,
-						       cfg->kernel_stack, &misc);
-		if (cfg->flags & KPROF_CFG_CALLCHAIN_USER)
-			nr_user = kprof_user_chain(regs, s->ips + nr_kernel,
-						   cfg->user_stack, &misc);
+		kprof_perf_chain(pchain, ips, nr_kernel, nr_user, misc);
+		return;
 	}
-	size = struct_size(s, ips, nr_kernel + nr_user);
+	if (cfg->flags & KPROF_CFG_CALLCHAIN_KERNEL)
+		*nr_kernel = kprof_kernel_chain(regs, ips, cfg->kernel_stack,
+						misc);
+	if (cfg->flags & KPROF_CFG_CALLCHAIN_USER)
+		*nr_user = kprof_user_chain(regs, ips + *nr_kernel,
+					    cfg->user_stack, misc);
+}
 
+/*
+ * The SAMPLE's fields but its frames into @s, in the ring or in scratch
+ * (kprof_sample_capture()); cost_ns is patched in before publishing.
+ */
+static void kprof_sample_head(struct kprof_sample *s, struct pt_regs *regs,
+			      u16 misc, u32 size, unsigned int nr_kernel,
+			      unsigned int nr_user, u64 seq, u64 t0,
+			      u64 period, u64 tick)
+{
 	s->header.type = KPROF_RECORD_SAMPLE;
 	s->header.misc = misc;
 	s->header.size = size;
@@ -199,16 +204,54 @@ static u32 kprof_sample_fill(struct kprof_sample *s, struct pt_regs *regs,
 	/* As perf_event_pid()/perf_event_tid(): 0 outside the owner's namespace. */
 	s->pid = task_tgid_nr_ns(current, kprof.pid_ns);
 	s->tid = task_pid_nr_ns(current, kprof.pid_ns);
+	s->cost_ns = 0;
 	/* Not get_task_comm(): it locks.  A racing rename may tear it. */
 	memcpy(s->comm, current->comm, sizeof(s->comm));
 	s->comm[sizeof(s->comm) - 1] = '\0';
 	s->ip = instruction_pointer(regs);
 	s->period = period;
-	s->cost_ns = 0;			/* patched in before publishing */
 	s->nr_kernel = nr_kernel;
 	s->nr_user = nr_user;
 	s->tick = (u32)tick;
-	return size;
+}
+
+/*
+ * The SAMPLE of this overflow, written where kprof_buffer_reserve_rec()
+ * reserved it: the chains are unwound into @scratch first (their length
+ * is the record's), the rest goes straight into the ring, and the chains
+ * follow in one copy.  Only a record that wraps the end of the ring is
+ * built whole in @scratch and copied in two pieces.  Returns whether it
+ * found room; *@pos is its byte counter then.
+ */
+static bool kprof_sample_put(struct kprof_cpu *c, struct kprof_sample *scratch,
+			     struct pt_regs *regs,
+			     const struct perf_callchain_entry *pchain,
+			     u64 seq, u64 t0, u64 period, u64 tick,
+			     unsigned long *pos)
+{
+	unsigned int nr_kernel, nr_user;
+	struct kprof_sample *s;
+	u16 misc = 0;
+	u32 size;
+
+	if (user_mode(regs))
+		misc |= KPROF_MISC_USER;
+	if (in_nmi())
+		misc |= KPROF_MISC_NMI;
+	kprof_sample_chains(scratch->ips, regs, pchain, &nr_kernel, &nr_user,
+			    &misc);
+	size = struct_size(scratch, ips, nr_kernel + nr_user);
+	if (!kprof_buffer_reserve_rec(c, size, t0, pos))
+		return false;
+	s = kprof_buffer_at(c->buf, *pos, size);
+	kprof_sample_head(s ?: scratch, regs, misc, size, nr_kernel, nr_user,
+			  seq, t0, period, tick);
+	if (!s)
+		kprof_buffer_copy_at(c->buf, *pos, scratch, size);
+	else if (nr_kernel + nr_user)
+		memcpy(s->ips, scratch->ips,
+		       (nr_kernel + nr_user) * sizeof(s->ips[0]));
+	return true;
 }
 
 /*
@@ -233,9 +276,10 @@ static u64 kprof_sample_cost(struct kprof_cpu *c, long level, u64 t0,
  * SAMPLE or in exactly one of the lost counters.
  *
  * Per overflow: two local_clock() reads (entry, end), one local cmpxchg
- * to reserve ring space, local (never LOCKed) increments of this CPU's
- * counters, no division; the counters reach the control page lazily (see
- * kprof_counters_publish()).  The end time is taken after the commit,
+ * to reserve ring space, the record written in place (its chains copied
+ * once, from where they were unwound), local (never LOCKed) increments of
+ * this CPU's counters, no division; the counters reach the control page
+ * lazily (see kprof_counters_publish()).  The end time is taken after the commit,
  * the throttle's records and the wakeup, just before data_head is
  * published, so the SAMPLE carries the cost the cost controller is fed.
  */
@@ -247,11 +291,10 @@ static void kprof_sample_capture(struct kprof_cpu *c,
 {
 	enum kprof_throttle_verdict v = KPROF_THROTTLE_SAMPLE;
 	bool kthrottled = false, committed = false;
-	struct kprof_sample *s = NULL;
+	struct kprof_sample *s;
 	unsigned long pos = 0;
 	u64 t0, seq, cost, t_end;
 	long level;
-	u32 size;
 
 	level = local_inc_return(&c->nest);
 	if (level <= KPROF_NEST_LEVELS)
@@ -283,10 +326,10 @@ static void kprof_sample_capture(struct kprof_cpu *c,
 		goto throttle;
 	}
 
-	s = (struct kprof_sample *)c->scratch[level - 1];
 	/* With the tick the throttle counted it in. */
-	size = kprof_sample_fill(s, regs, pchain, seq, t0, period, c->thr.tick);
-	committed = kprof_buffer_put(c, s, size, t0, &pos);
+	s = (struct kprof_sample *)c->scratch[level - 1];
+	committed = kprof_sample_put(c, s, regs, pchain, seq, t0, period,
+				     c->thr.tick, &pos);
 	if (!committed)
 		kprof_count_lost(c, KPROF_LOST_FULL);
 throttle:
@@ -301,7 +344,7 @@ throttle:
 				       cost);
 		local64_inc(&c->count[KPROF_CNT_SAMPLES]);
 		local64_add(cost, &c->count[KPROF_CNT_HANDLER_NS]);
-		if (s->header.misc & KPROF_MISC_NMI)
+		if (in_nmi())
 			local64_inc(&c->count[KPROF_CNT_NMI_SAMPLES]);
 	}
 	/* Every overflow of the event that cost time, lost ones too. */

@@ -38,7 +38,7 @@ static void kprof_throttle_emit(struct kprof_cpu *c, const void *rec, u32 size,
 	if (kprof_buffer_output(c, rec, size, time))
 		return;
 	local64_inc(&c->count[KPROF_CNT_LOST_EVENTS]);
-	local64_inc(&c->pending[kind]);
+	kprof_pending_add(c, kind, 1);
 }
 
 static void kprof_throttle_record(struct kprof_cpu *c, u32 type, u16 misc,

@@ -49,6 +49,19 @@ unsigned long long kp_now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/*
+ * On the icount clock (tests/vm/run --icount, one vCPU; tests/vm/init
+ * exports KPROF_ICOUNT=1) a handler's time is its instruction count, which
+ * no host stall stretches: a run the plain clock may not replay (a stalled
+ * handler lowered the limits) or judge must replay and be judged there.
+ */
+int kp_icount(void)
+{
+	const char *v = getenv("KPROF_ICOUNT");
+
+	return v && !strcmp(v, "1");
+}
+
 int kp_pin_self(unsigned int cpu)
 {
 	cpu_set_t set;

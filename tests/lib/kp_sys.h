@@ -26,6 +26,7 @@
 void kp_sleep_ms(long ms);
 double kp_now(void);
 unsigned long long kp_now_ns(void);
+int kp_icount(void);
 int kp_pin_self(unsigned int cpu);
 int kp_cpu_online(unsigned int cpu);
 

@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 			failed = 1;
 	for (j = 0; j < jobs; j++)
 		total += counts[j];
-	printf("fixedwork jobs=%lu depth=%lu units=%lu seconds=%.3f\n",
+	printf("fixedwork jobs=%lu depth=%lu units=%lu seconds=%.6f\n",
 	       jobs, depth, total, now() - t0);
 	return failed;
 }

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
@@ -36,7 +37,7 @@
 
 #define WINDOW_NS	(200 * 1000000ULL)
 #define POLL_MS		50
-#define MAX_POLLFDS	(KPROF_MAX_CPUS + 1)
+#define MAX_POLLFDS	(KPROF_MAX_CPUS + 2)
 
 /* The signal that asked kprofcat to stop (SIGINT, SIGTERM), 0 if none. */
 static volatile sig_atomic_t stop_requested;
@@ -133,6 +134,22 @@ static pid_t spawn_held(char **cmd, int stdout_to_stderr, int *go, int *exec_err
 	*go = p[1];
 	*exec_err = e[0];
 	return pid;
+}
+
+/*
+ * A pidfd of CMD, readable once it has exited, so that the loop's poll()
+ * ends with it, as perf record's SIGCHLD ends its own, instead of up to
+ * POLL_MS later; -1 where the kernel has none (before 5.3), and the
+ * loop then notices the end at its next round.
+ */
+static int child_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	return -1;
+#endif
 }
 
 /* PID has exited: it is gone, or a zombie its parent has not reaped. */
@@ -237,12 +254,12 @@ struct live {
 	int raw;		/* the raw path: -o alone, with side band */
 	int tty;		/* the status line goes to stderr */
 	pid_t child;		/* CMD, 0 if none or reaped */
+	int child_fd;		/* its pidfd until reaped, -1: none */
 	int go, exec_err;	/* CMD's release pipe and exec-error pipe, -1: closed */
 	int child_status;
 	int stop_sig;		/* the signals kprofcat sent CMD, as a mask */
-	double t0, last_status, pace, last_drain;
+	double t0, last_status;
 	unsigned long long last_samples;
-	uint64_t data_size;	/* bytes of one CPU buffer */
 };
 
 /* The filters, the side band, the capture's META and the raw path's buffers. */
@@ -275,10 +292,6 @@ static int live_filters(struct live *l)
 		l->so.cap = NULL;
 		l->so.out = &l->null_out;
 		l->rw.cap = l->cap;
-		l->rw.nr = kdev__nr_cpus(l->d);
-		l->rw.bytes = calloc(l->rw.nr + 1, sizeof(*l->rw.bytes));
-		if (!l->rw.bytes)
-			return -1;
 	}
 	return 0;
 }
@@ -316,6 +329,9 @@ static int live_setup(struct live *l)
 	if (runlimits__fit_freq(l->d, o) || kdev__knobs(l->d, &l->knobs))
 		return -1;
 	l->sum.knobs = &l->knobs;
+	/* -o alone: wakeups at an eighth of a buffer (record_raw.h). */
+	if (o->out_path && !o->out && !o->cfg.watermark)
+		o->cfg.watermark = o->cfg.buffer_pages * (uint32_t)sysconf(_SC_PAGESIZE) / 8;
 	if (kdev__configure(l->d, &o->cfg, o->event))
 		return -1;
 	if (o->out_path) {
@@ -327,6 +343,7 @@ static int live_setup(struct live *l)
 		l->child = spawn_held(o->cmd, !!o->out, &l->go, &l->exec_err);
 		if (l->child < 0)
 			return -1;
+		l->child_fd = child_pidfd(l->child);
 	}
 	if (live_filters(l) || live_session(l))
 		return -1;
@@ -372,52 +389,80 @@ static int live_done(struct live *l)
 		return 1;
 	if (l->child && waitpid(l->child, &l->child_status, WNOHANG) == l->child) {
 		l->child = 0;
+		/* Readable for good now: out of the poll set. */
+		if (l->child_fd >= 0)
+			close(l->child_fd);
+		l->child_fd = -1;
 		return 1;
 	}
 	/* perf record -p ends when its process does. */
 	return l->o->pid && pid_gone(l->o->pid);
 }
 
-/* One round of the raw path: nap (side band events end it), then drain. */
-static int live_raw_round(struct live *l)
+/*
+ * A round's wait: poll() on the device, CMD's pidfd and the side band, at
+ * most POLL_MS.  0, or 1 after a poll() error, reported.
+ */
+static int live_poll(struct live *l)
 {
-	struct timespec ts = {
-		.tv_sec = (time_t)l->pace,
-		.tv_nsec = (long)((l->pace - (time_t)l->pace) * 1e9),
-	};
-	double t;
-	int n, ret;
+	int n = 0, sb;
 
-	/* The side band's fds only: a process event ends the nap early. */
-	n = sideband__pollfds(l->sb, l->pfds, MAX_POLLFDS);
-	if (ppoll(l->pfds, n, &ts, NULL) < 0 && errno != EINTR) {
+	l->pfds[n].fd = kdev__fd(l->d);
+	l->pfds[n].events = POLLIN;
+	l->pfds[n++].revents = 0;
+	if (l->child_fd >= 0) {
+		l->pfds[n].fd = l->child_fd;
+		l->pfds[n].events = POLLIN;
+		l->pfds[n++].revents = 0;
+	}
+	sb = sideband__pollfds(l->sb, l->pfds + n, MAX_POLLFDS - n);
+	if (poll(l->pfds, n + sb, POLL_MS) < 0 && errno != EINTR) {
 		p_err("poll: %s", strerror(errno));
 		return 1;
 	}
+	/* CMD's own side band hangs up as it exits, before it can be reaped. */
+	sideband__hangups(l->sb, l->pfds + n, sb);
+	return 0;
+}
+
+/*
+ * CMD ended during the round's poll(): the loop stops sampling before it
+ * drains (live_stop()), as perf record disables its events when SIGCHLD
+ * ends its loop, so kprofcat's own writing of what is left is not
+ * sampled as part of the run.
+ */
+static int live_child_ended(const struct live *l)
+{
+	return l->child_fd >= 0 && (l->pfds[1].revents & POLLIN);
+}
+
+/*
+ * One round of the raw path: sleep until a buffer holds its watermark or
+ * a process event comes (record_raw.h), then drain.
+ */
+static int live_raw_round(struct live *l)
+{
+	int ret;
+
+	if (live_poll(l))
+		return 1;
+	if (live_child_ended(l))
+		return 0;
 	ret = sideband__read(l->sb, record_raw__pev, &l->rw);
 	if (!ret)
-		ret = kdev__read(l->d, record_raw__record, &l->rw);
-	if (ret)
-		return -1;
-	t = now();
-	l->pace = record_raw__pace(&l->rw, l->data_size, t - l->last_drain);
-	l->last_drain = t;
-	return 0;
+		ret = kdev__read_spans(l->d, record_raw__span, &l->rw);
+	return ret ? -1 : 0;
 }
 
 /* One round of the session path: poll, side band, buffers, emit. */
 static int live_round(struct live *l)
 {
-	int n = 0, ret;
+	int ret;
 
-	l->pfds[n].fd = kdev__fd(l->d);
-	l->pfds[n].events = POLLIN;
-	l->pfds[n++].revents = 0;
-	n += sideband__pollfds(l->sb, l->pfds + n, MAX_POLLFDS - n);
-	if (poll(l->pfds, n, POLL_MS) < 0 && errno != EINTR) {
-		p_err("poll: %s", strerror(errno));
+	if (live_poll(l))
 		return 1;
-	}
+	if (live_child_ended(l))
+		return 0;
 	ret = sideband__read(l->sb, session__pev, l->s);
 	if (!ret)
 		ret = kdev__read(l->d, on_record, l->s);
@@ -436,7 +481,6 @@ static int live_loop(struct live *l)
 
 	l->t0 = now();
 	l->last_status = l->t0;
-	l->last_drain = l->t0;
 	while (!stop_requested) {
 		if (live_done(l))
 			break;
@@ -473,7 +517,7 @@ static int live_stop(struct live *l)
 	if (l->raw) {
 		ret = sideband__read(l->sb, record_raw__pev, &l->rw);
 		if (!ret)
-			ret = kdev__read(l->d, record_raw__record, &l->rw);
+			ret = kdev__read_spans(l->d, record_raw__span, &l->rw);
 		if (!ret)
 			ret = record_raw__dso_pass(l->cap, l->o->out_path, l->s);
 	} else {
@@ -564,10 +608,11 @@ static void live_free(struct live *l)
 		close(l->exec_err);
 	if (l->child)
 		waitpid(l->child, NULL, 0);
+	if (l->child_fd >= 0)
+		close(l->child_fd);
 	if (l->cap)
 		capture__close(l->cap);
 	free(l->stats);
-	free(l->rw.bytes);
 	session__free(l->s);
 	sideband__close(l->sb);
 	kdev__close(l->d);
@@ -602,12 +647,11 @@ int record__live(struct record_opts *o)
 		.o = o,
 		.so = { .out = o->out, .window_ns = WINDOW_NS },
 		.null_out = { .ops = &record_raw__null_ops, .needs_frames = 1 },
-		.pace = RAW_MIN_SLEEP,
-		.data_size = (uint64_t)o->cfg.buffer_pages * sysconf(_SC_PAGESIZE),
 		/* Not on the terminal the samples go to: the two would glue. */
 		.tty = isatty(2) && !o->quiet && !(o->out && isatty(1)),
 		.go = -1,
 		.exec_err = -1,
+		.child_fd = -1,
 	};
 	int status = 1;
 

@@ -14,16 +14,12 @@
 #include "lib/util/print.h"
 #include "tool/record_raw.h"
 
-#define RAW_IDLE_SLEEP	0.005
-#define RAW_MAX_SLEEP	0.01
-
-int record_raw__record(void *ctx, unsigned int cpu, const void *rec, size_t len)
+int record_raw__span(void *ctx, unsigned int cpu, const void *p1, size_t len1,
+		     const void *p2, size_t len2)
 {
 	struct raw *r = ctx;
 
-	if (cpu < r->nr)
-		r->bytes[cpu] += len;
-	return capture__add_record(r->cap, cpu, rec, len);
+	return capture__add_records(r->cap, cpu, p1, len1, p2, len2);
 }
 
 /* Side band: into the capture, and into the session for the DSO pass. */
@@ -33,26 +29,6 @@ int record_raw__pev(void *ctx, const struct pev *e)
 	int ret = capture__write_pev(r->cap, e);
 
 	return ret ? ret : session__pev(r->s, e);
-}
-
-/* Seconds to sleep before the next drain; DT: seconds since the last. */
-double record_raw__pace(struct raw *r, uint64_t data_size, double dt)
-{
-	uint64_t most = 0;
-	double t;
-	unsigned int i;
-
-	for (i = 0; i < r->nr; i++) {
-		if (r->bytes[i] > most)
-			most = r->bytes[i];
-		r->bytes[i] = 0;
-	}
-	if (!most)
-		return RAW_IDLE_SLEEP;
-	t = data_size / 8.0 * dt / most;
-	if (t < RAW_MIN_SLEEP)
-		return 0;
-	return t > RAW_MAX_SLEEP ? RAW_MAX_SLEEP : t;
 }
 
 static int null_sample(struct output *o, const struct kp_record *r,

@@ -119,6 +119,15 @@ int capture__add_record(struct capture_writer *w, unsigned int cpu,
 	return -w->err;
 }
 
+int capture__add_records(struct capture_writer *w, unsigned int cpu,
+			 const void *a, size_t alen, const void *b, size_t blen)
+{
+	flush_records(w);
+	if (!alen && !blen)
+		return -w->err;
+	return section(w, KPCAP_RECORDS, cpu, a, alen, b, blen);
+}
+
 int capture__write_pev(struct capture_writer *w, const struct pev *e)
 {
 	struct kpcap_pev d = { .type = e->type, .pid = e->pid, .ppid = e->ppid,

@@ -97,6 +97,13 @@ int capture__write(struct capture_writer *w, uint32_t type, uint32_t arg,
 /* Buffered: consecutive records of one CPU share a RECORDS section. */
 int capture__add_record(struct capture_writer *w, unsigned int cpu,
 			const void *rec, size_t len);
+/*
+ * Records of CPU that lie in two pieces (a ring's span, see
+ * ring__read_span()): one RECORDS section of A then B, written from where
+ * they are, without a copy.
+ */
+int capture__add_records(struct capture_writer *w, unsigned int cpu,
+			 const void *a, size_t alen, const void *b, size_t blen);
 int capture__write_pev(struct capture_writer *w, const struct pev *e);
 /* Push buffered records and stdio buffers to the file (to read it back). */
 int capture__sync(struct capture_writer *w);

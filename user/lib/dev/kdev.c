@@ -364,6 +364,38 @@ int kdev__read(struct kdev *d, kdev_record_fn fn, void *ctx)
 	return ret;
 }
 
+int kdev__read_spans(struct kdev *d, kdev_span_fn fn, void *ctx)
+{
+	unsigned int cpu;
+	int ret = 0;
+
+	for (cpu = 0; cpu < d->nr && !ret; cpu++) {
+		struct ring *r = d->rings[cpu];
+		const void *p1, *p2;
+		size_t n1, n2;
+		int err;
+
+		if (!r)
+			continue;
+		err = ring__read_init(r);
+		if (err == -EAGAIN)
+			continue;
+		if (!err)
+			err = ring__read_span(r, &p1, &n1, &p2, &n2);
+		if (!err) {
+			ret = fn(ctx, cpu, p1, n1, p2, n2);
+			d->bytes += n1 + n2;
+			/* -EAGAIN, or -EBADMSG where a bad record ended the span */
+			err = ring__read_span(r, &p1, &n1, &p2, &n2);
+		}
+		if (err == -EBADMSG)
+			p_warn("CPU %u: record with an impossible size in the buffer: dropping the rest of what the kernel published",
+			       cpu);
+		ring__read_done(r);
+	}
+	return ret;
+}
+
 int kdev__stats(struct kdev *d, unsigned int cpu, struct kprof_cpu_stats *out)
 {
 	memset(out, 0, sizeof(*out));

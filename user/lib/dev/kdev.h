@@ -13,6 +13,9 @@
 struct kdev;
 
 typedef int (*kdev_record_fn)(void *ctx, unsigned int cpu, const void *rec, size_t len);
+/* Whole records of CPU: LEN1 bytes at P1, then LEN2 at P2 (0 if none). */
+typedef int (*kdev_span_fn)(void *ctx, unsigned int cpu, const void *p1, size_t len1,
+			    const void *p2, size_t len2);
 
 /* NULL after a message naming the problem and the fix. */
 struct kdev *kdev__open(const char *path);
@@ -28,6 +31,11 @@ int kdev__stop(struct kdev *d);
 int kdev__fd(const struct kdev *d);
 /* Read everything published now; FN's first error stops it. */
 int kdev__read(struct kdev *d, kdev_record_fn fn, void *ctx);
+/*
+ * The same, each CPU's published records in one call, where they lie in
+ * its ring (ring__read_span()): for FNs that copy records unread.
+ */
+int kdev__read_spans(struct kdev *d, kdev_span_fn fn, void *ctx);
 unsigned int kdev__nr_cpus(const struct kdev *d);
 /* Counters of CPU (KPROF_IOC_GET_STATS); out->size 0 if the CPU has none. */
 int kdev__stats(struct kdev *d, unsigned int cpu, struct kprof_cpu_stats *out);

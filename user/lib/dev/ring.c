@@ -128,6 +128,56 @@ bad:
 	return -EBADMSG;
 }
 
+/*
+ * The size of the record at POS, or 0 when it is impossible (see
+ * ring__read_event()).  A header never wraps at an 8-byte boundary.
+ */
+static size_t ring_record_size(struct ring *r, uint64_t pos)
+{
+	struct kprof_record_header h;
+	uint64_t avail = r->end - pos;
+
+	if (avail < sizeof(h))
+		return 0;
+	if (pos % 8)
+		ring_copy(r, &h, pos, sizeof(h));
+	else
+		memcpy(&h, r->data + (pos & r->mask), sizeof(h));
+	if (h.size < sizeof(h) || h.size % 8 || h.size > r->size || h.size > avail)
+		return 0;
+	return h.size;
+}
+
+int ring__read_span(struct ring *r, const void **p1, size_t *n1,
+		    const void **p2, size_t *n2)
+{
+	uint64_t pos = r->start, off = r->start & r->mask, len;
+	size_t size;
+
+	if (r->corrupt)
+		return -EBADMSG;
+	if (pos == r->end)
+		return -EAGAIN;
+	while (pos < r->end) {
+		size = ring_record_size(r, pos);
+		if (!size) {
+			r->corrupt = 1;
+			r->bad++;
+			break;
+		}
+		pos += size;
+	}
+	len = pos - r->start;
+	if (!len)
+		return -EBADMSG;
+	*p1 = r->data + off;
+	*n1 = off + len > r->size ? r->size - off : len;
+	*p2 = r->data;
+	*n2 = len - *n1;
+	r->start = pos;
+	return 0;
+}
+
 void ring__consume(struct ring *r)
 {
 	/* The reader is done with [tail, start): let the kernel reuse it. */

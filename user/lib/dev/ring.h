@@ -10,6 +10,9 @@
  *		}
  *		ring__read_done(r);
  *	}
+ *
+ * or, to move records without looking into them (perf record's push of
+ * whole chunks), ring__read_span() in place of the inner loop.
  */
 #ifndef KPROFCAT_RING_H
 #define KPROFCAT_RING_H
@@ -40,6 +43,16 @@ int ring__read_init(struct ring *r);
  * then discarded by ring__read_done()).
  */
 int ring__read_event(struct ring *r, const void **rec, size_t *len);
+/*
+ * The rest of the snapshot as whole records, in place: *P1 / *N1 up to the
+ * end of the data area, *P2 / *N2 from its start where the records wrap
+ * (*N2 is 0 otherwise); valid until ring__consume().  Every record's size
+ * is checked as by ring__read_event(): a bad one ends the span before it
+ * and, as there, has ring__read_done() discard the rest.  0; -EAGAIN when
+ * nothing is left; -EBADMSG when the first record is bad.
+ */
+int ring__read_span(struct ring *r, const void **p1, size_t *n1,
+		    const void **p2, size_t *n2);
 /* Give the bytes of every record returned so far back (release tail). */
 void ring__consume(struct ring *r);
 /* End of the snapshot; after a -EBADMSG, skip to head and count it. */

@@ -25,6 +25,7 @@
 
 struct sb_ring {
 	int fd;
+	int hup;	/* its task is gone: poll() would report it for good */
 	struct perf_event_mmap_page *pg;
 	unsigned char *data;
 	uint64_t size;
@@ -136,14 +137,29 @@ void sideband__close(struct sideband *sb)
 
 int sideband__pollfds(const struct sideband *sb, struct pollfd *pfds, int max)
 {
-	int i;
+	int i, n = 0;
 
-	for (i = 0; sb && i < sb->nr && i < max; i++) {
-		pfds[i].fd = sb->rings[i].fd;
-		pfds[i].events = POLLIN;
-		pfds[i].revents = 0;
+	for (i = 0; sb && i < sb->nr && n < max; i++) {
+		if (sb->rings[i].hup)
+			continue;
+		pfds[n].fd = sb->rings[i].fd;
+		pfds[n].events = POLLIN;
+		pfds[n++].revents = 0;
 	}
-	return i;
+	return n;
+}
+
+void sideband__hangups(struct sideband *sb, const struct pollfd *pfds, int n)
+{
+	int i, j;
+
+	for (i = 0; sb && i < n; i++) {
+		if (!(pfds[i].revents & POLLHUP))
+			continue;
+		for (j = 0; j < sb->nr; j++)
+			if (sb->rings[j].fd == pfds[i].fd)
+				sb->rings[j].hup = 1;
+	}
 }
 
 uint64_t sideband__lost(const struct sideband *sb)

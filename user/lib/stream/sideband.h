@@ -28,6 +28,12 @@ struct sideband *sideband__open(int pid);
 void sideband__close(struct sideband *sb);
 /* Add the event fds to PFDS (at most MAX); returns how many. */
 int sideband__pollfds(const struct sideband *sb, struct pollfd *pfds, int max);
+/*
+ * After a poll() of N fds from sideband__pollfds(): an event whose task
+ * has exited reports POLLHUP at every poll() from then on, so its fd
+ * leaves the set (its ring is still read by sideband__read()).
+ */
+void sideband__hangups(struct sideband *sb, const struct pollfd *pfds, int n);
 /* Pass every record available now to FN, as process events. */
 int sideband__read(struct sideband *sb, pev_fn fn, void *ctx);
 uint64_t sideband__lost(const struct sideband *sb);
