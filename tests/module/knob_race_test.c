@@ -126,7 +126,8 @@ FIXTURE_SETUP(race)
 	int fd;
 
 	self->fd = -1;
-	self->spinner = self->writer = 0;
+	self->spinner = 0;
+	self->writer = 0;
 	self->loaded = 0;
 	if (!kp_cpu_online(CPU_W) || !kp_cpu_online(CPU_S) || !kp_cpu_online(CPU_M))
 		SKIP(return, "needs CPUs %d, %d and %d online (tests/vm/run --cpus 3 or more)",
@@ -262,7 +263,8 @@ TEST_F_TIMEOUT(race, write_keeps_a_lowering_made_meanwhile, 120)
 	/* Nothing sampled yet: the copy will hold RACE_RATE. */
 	ASSERT_EQ(0, scan_lowerings(&self->b, s, &before)) TH_LOG("%s", self->b.err);
 	rate_before = tp_read_num(KNOB_PARAM "max_sample_rate");
-	ASSERT_EQ(0ULL, before.n) TH_LOG("a lowering before the write: CPU %d ran user code", CPU_S);
+	ASSERT_EQ(0ULL, before.n)
+		TH_LOG("a lowering before the write: CPU %d ran user code", CPU_S);
 	ASSERT_EQ(RACE_RATE, rate_before);
 
 	/* The writer copies the limits and is held before its store. */
