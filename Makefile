@@ -142,7 +142,7 @@ TEST_LINT_IGNORE := $(USER_LINT_IGNORE),MACRO_WITH_FLOW_CONTROL,\
 	COMPLEX_MACRO,MULTISTATEMENT_MACRO_USE_DO_WHILE,MACRO_ARG_REUSE,\
 	BRACES,NAKED_SSCANF,REPEATED_WORD,AVOID_EXTERNS
 
-.PHONY: all kmod user tests deps check check-quick lint checkpatch sparse demo experiment \
+.PHONY: all kmod user tests deps check check-quick lint checkpatch sparse layering demo experiment \
 	bench clean dkms-check
 
 all: kmod user
@@ -186,7 +186,12 @@ check-quick: tests lint
 		tests/host/production-check tests/host/report-check \
 		tests/host/browser-check tests/vm/selftest tests/experiments/safety-vm tests/vm/kernel-6.1
 
-lint: checkpatch sparse
+lint: checkpatch sparse layering
+
+# No circle and no upward edge among the files of kmod/ and user/, nor
+# among user/'s folders (includes by gcc -MM, calls by nm on the objects).
+layering: kmod user
+	scripts/layering
 
 # dkms.conf through dkms add/build/remove for both test-bed kernels, in a
 # temporary dkms tree: nothing installed, nothing loaded (also in check).

@@ -204,6 +204,7 @@ static inline void kprof_pending_add(struct kprof_cpu *c, unsigned int kind,
 	local_set(&c->pending_any, 1);
 }
 
+/* kprof_state.c */
 extern struct kprof_state kprof;
 extern uint kprof_mlock_kb;	/* the mlock_kb parameter, see kprof_buffer.c */
 extern struct kprof_cpu __percpu *kprof_pcpu;

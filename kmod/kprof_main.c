@@ -18,13 +18,6 @@
 
 #include "kprof.h"
 
-struct kprof_state kprof = {
-	.lock = __MUTEX_INITIALIZER(kprof.lock),
-	.wq = __WAIT_QUEUE_HEAD_INITIALIZER(kprof.wq),
-};
-
-struct kprof_cpu __percpu *kprof_pcpu;
-
 /* ---- module parameters: the configuration at insmod ---- */
 
 static char *event = "cpu-clock";
@@ -74,11 +67,6 @@ MODULE_PARM_DESC(buffer_pages, "data pages per CPU buffer, a power of two");
 static uint watermark;
 module_param(watermark, uint, 0444);
 MODULE_PARM_DESC(watermark, "wake readers every N bytes (default: half a buffer)");
-
-/* kernel.perf_event_mlock_kb's default: 512 KiB + the control page. */
-uint kprof_mlock_kb = 512 + (PAGE_SIZE / 1024);
-module_param_named(mlock_kb, kprof_mlock_kb, uint, 0444);
-MODULE_PARM_DESC(mlock_kb, "like kernel.perf_event_mlock_kb: buffer KiB per online CPU a user may have without RLIMIT_MEMLOCK");
 
 static int group = -1;
 module_param(group, int, 0444);

@@ -25,6 +25,7 @@
 #include "lib/stream/output.h"
 #include "lib/util/print.h"
 #include "tool/output/output_flamegraph.h"
+#include "tool/output/output_flamegraph_script.h"
 #include "tool/output/stacks.h"
 
 #define FRAME_H		16	/* px per level */

@@ -33,8 +33,4 @@ struct output *output_flamegraph__new(FILE *f, const char *path, int weight_peri
  */
 struct output *output_flamegraph__open(const char *path, int weight_period, const char *event);
 
-/* The style and script each SVG inlines (output_flamegraph_script.c). */
-extern const char flame_style[];
-extern const char flame_script[];
-
 #endif

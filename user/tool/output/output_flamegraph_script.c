@@ -3,7 +3,7 @@
  * output_flamegraph_script.c - the flame graph's browser side: the style
  * and the script output_flamegraph.c inlines into each SVG.
  */
-#include "tool/output/output_flamegraph.h"
+#include "tool/output/output_flamegraph_script.h"
 
 /*
  * The script: hover, zoom and search, from each frame's data-x, data-v
