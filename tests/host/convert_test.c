@@ -57,7 +57,9 @@ static const char kallsyms[] =
 	"ffffffff81001000 T kfunc_leaf\n"
 	"ffffffff81002000 T kfunc_caller\n"
 	"ffffffff81003000 T kfunc_end\n"
-	"ffffffffc0001000 t mod_func\t[kmodx]\n";
+	"ffffffffc0001000 t mod_func\t[kmodx]\n"
+	/* A module's per-CPU variable: an offset in the per-CPU area, not text. */
+	"0000000000038620 a kmodx_pcpu\t[kmodx]\n";
 
 #define BUILD_ID	"\x01\x23\x45\x67\x89\xab\xcd\xef\x01\x23\x45\x67\x89\xab\xcd\xef\x01\x23\x45\x67"
 #define BUILD_ID_HEX	"0123456789abcdef0123456789abcdef01234567"

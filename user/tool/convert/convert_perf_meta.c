@@ -41,7 +41,7 @@ static int kmap_cmp(const void *a, const void *b)
 }
 
 /*
- * The kernel's [_text, its highest symbol + a page) and each module's [lowest, highest symbol +
+ * The kernel's [_text, its highest symbol + a page) and each module's [lowest, highest text symbol +
  * a page), clipped at the next module.  Returns the count in *NR.
  */
 static struct kmap *kallsyms_maps(const char *text, size_t len, size_t *nr)
@@ -78,6 +78,14 @@ static struct kmap *kallsyms_maps(const char *text, size_t len, size_t *nr)
 				m[0].end = addr + 4096;
 			continue;
 		}
+		/*
+		 * A module's map spans its text: its other symbols may be
+		 * offsets in the per-CPU area ('a'), far below the module,
+		 * and a map stretched down to one would cover the kernel's
+		 * (perf takes maps as disjoint).
+		 */
+		if (t != 't' && t != 'T')
+			continue;
 		for (i = 1; i < *nr && strcmp(m[i].name, mod); i++)
 			;
 		if (i == *nr) {
