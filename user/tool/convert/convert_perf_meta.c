@@ -41,8 +41,9 @@ static int kmap_cmp(const void *a, const void *b)
 }
 
 /*
- * The kernel's [_text, its highest symbol + a page) and each module's [lowest, highest text symbol +
- * a page), clipped at the next module.  Returns the count in *NR.
+ * The kernel's [_text, its highest symbol + a page) and each module's
+ * [lowest, highest text symbol + a page), clipped at the next module.
+ * Returns the count in *NR.
  */
 static struct kmap *kallsyms_maps(const char *text, size_t len, size_t *nr)
 {
