@@ -63,6 +63,7 @@ static const char kallsyms[] =
 
 #define BUILD_ID	"\x01\x23\x45\x67\x89\xab\xcd\xef\x01\x23\x45\x67\x89\xab\xcd\xef\x01\x23\x45\x67"
 #define BUILD_ID_HEX	"0123456789abcdef0123456789abcdef01234567"
+#define BUILD_ID_LATE	"\x76\x54\x32\x10\x76\x54\x32\x10\x76\x54\x32\x10\x76\x54\x32\x10\x76\x54\x32\x10"
 
 /* What the capture holds, by record type (written below). */
 #define NR_SAMPLES	20
@@ -75,7 +76,7 @@ static const char kallsyms[] =
  * path padded to 8, raw symbols, names): one function synth_func at file
  * offset 0x1200 (0x100 bytes, global, from .symtab).
  */
-static void add_dso(struct capture_writer *w, const char *path)
+static void add_dso(struct capture_writer *w, const char *path, const char *build_id)
 {
 	struct {
 		uint32_t state, path_len, bid_len, nraw, names_len, reserved;
@@ -87,7 +88,7 @@ static void add_dso(struct capture_writer *w, const char *path)
 	unsigned char b[512] = { 0 };
 	size_t pos = sizeof(h);
 
-	memcpy(h.bid, BUILD_ID, 20);
+	memcpy(h.bid, build_id, 20);
 	memcpy(b, &h, sizeof(h));
 	memcpy(b + pos, path, h.path_len);
 	pos += (h.path_len + 7) & ~7UL;
@@ -138,9 +139,9 @@ static int write_capture(const char *path)
 	capture__write(w, KPCAP_META, 0, meta, sizeof(meta) - 1);
 	capture__write(w, KPCAP_KALLSYMS, 0, kallsyms, sizeof(kallsyms) - 1);
 	capture__write_pev(w, &mm);
-	add_dso(w, mm.path);
+	add_dso(w, mm.path, BUILD_ID);
 	/* A path that would leave OUT.symfs: never written. */
-	add_dso(w, "/a/../../../../../../tmp/kprofcat-convert-escape");
+	add_dso(w, "/a/../../../../../../tmp/kprofcat-convert-escape", BUILD_ID);
 	for (i = 0; i < NR_SAMPLES; i++) {
 		memset(&r, 0, sizeof(r));
 		r.s.header.type = KPROF_RECORD_SAMPLE;
@@ -176,6 +177,72 @@ static int write_capture(const char *path)
 		}
 	}
 	return capture__close(w);
+}
+
+#define NR_EARLY	5	/* samples before liblate.so is mapped */
+
+/*
+ * Pid 4242 again, its samples' user chains one frame in libsynth.so (mapped
+ * since ever) and one in liblate.so, mapped between the NR_EARLY-th sample
+ * and the next: the frame-pointer walk of code without frame pointers
+ * yields such addresses, and before the mapping they are no code of it.
+ */
+static int write_late_capture(const char *path)
+{
+	struct capture_writer *w = capture__create(path);
+	static const char meta[] = "event=cpu-clock\nsample=1000000\nfreq=0\nhostname=synthhost\n"
+				   "release=6.1.0-synth\ncommand=synth\n";
+	union {
+		struct kprof_sample s;
+		unsigned char b[sizeof(struct kprof_sample) + 2 * 8];
+	} r;
+	struct pev mm = { .type = PEV_MMAP, .pid = 4242, .bid_len = 20, .start = 0x7f0000000000ULL,
+			  .len = 0x10000, .path = "/nonexistent/libsynth.so" };
+	struct pev late = { .type = PEV_MMAP, .pid = 4242, .bid_len = 20,
+			    .start = 0x7f0000100000ULL, .len = 0x10000,
+			    .path = "/nonexistent/liblate.so" };
+	uint64_t t = 1000000000;
+	int i;
+
+	if (!w)
+		return -1;
+	memcpy(mm.build_id, BUILD_ID, 20);
+	memcpy(late.build_id, BUILD_ID_LATE, 20);
+	late.time = t + NR_EARLY * 1000000ULL + 500000;
+	capture__write(w, KPCAP_META, 0, meta, sizeof(meta) - 1);
+	capture__write(w, KPCAP_KALLSYMS, 0, kallsyms, sizeof(kallsyms) - 1);
+	capture__write_pev(w, &mm);
+	capture__write_pev(w, &late);
+	add_dso(w, mm.path, BUILD_ID);
+	add_dso(w, late.path, BUILD_ID_LATE);
+	for (i = 0; i < NR_SAMPLES; i++) {
+		memset(&r, 0, sizeof(r));
+		r.s.header.type = KPROF_RECORD_SAMPLE;
+		r.s.header.misc = KPROF_MISC_USER;
+		r.s.header.size = sizeof(r);
+		r.s.seq = i + 1;
+		r.s.time = t += 1000000;
+		r.s.pid = 4242;
+		r.s.tid = 4242;
+		strcpy(r.s.comm, "synth");
+		r.s.ip = 0x7f0000001234ULL;
+		r.s.period = 1000000;
+		r.s.nr_user = 2;
+		r.s.ips[0] = 0x7f0000001234ULL;	/* libsynth.so: synth_func+0x34 */
+		r.s.ips[1] = 0x7f0000101234ULL;	/* liblate.so, once mapped: synth_func+0x34 */
+		add(w, 0, &r);
+	}
+	return capture__close(w);
+}
+
+/* How many times NEEDLE occurs in HAYSTACK. */
+static int occurrences(const char *haystack, const char *needle)
+{
+	int n = 0;
+
+	for (; (haystack = strstr(haystack, needle)); haystack++)
+		n++;
+	return n;
 }
 
 /* Output of CMD (sh -c), NULL if it failed. */
@@ -304,6 +371,39 @@ TEST_F(conv, perf_script_and_buildids_from_the_converted_file)
 	EXPECT_NE(NULL, strstr(txt, "# os release : 6.1.0-synth"));
 	snprintf(cmd, sizeof(cmd), "# perf version : kprofcat %s\n", version);
 	EXPECT_NE(NULL, strstr(txt, cmd));
+	free(txt);
+}
+
+/*
+ * A frame in a DSO mapped after the sample: [unknown] in both, as perf takes
+ * maps in time order; from the mapping on, its symbol in both.  The samples
+ * share one call chain, so kprofcat's chain cache must not serve the later
+ * answer to the earlier samples or the other way round.
+ */
+TEST_F(conv, a_frame_before_its_mapping_is_unknown_to_both)
+{
+	static const char *const unmapped = "7f0000101234 [unknown] ([unknown])";
+	static const char *const mapped = "1234 synth_func+0x34 (/nonexistent/liblate.so)";
+	char cmd[2 * PATH_MAX], *txt;
+
+	if (system("command -v perf >/dev/null"))
+		SKIP(return, "no perf (linux-perf): make deps");
+	ASSERT_EQ(0, write_late_capture(self->cap));
+	snprintf(cmd, sizeof(cmd), "%s -i %s", kprofcat, self->cap);
+	txt = run(cmd);
+	ASSERT_NE(NULL, txt);
+	EXPECT_EQ(NR_EARLY, occurrences(txt, unmapped)) TH_LOG("%s", txt);
+	EXPECT_EQ(NR_SAMPLES - NR_EARLY, occurrences(txt, mapped)) TH_LOG("%s", txt);
+	free(txt);
+	snprintf(cmd, sizeof(cmd), "%s convert --to-perf-data %s -i %s", kprofcat, self->out,
+		 self->cap);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "perf script -i %s --kallsyms %s.kallsyms --symfs %s.symfs -F ip,sym,symoff,dso 2>/dev/null",
+		 self->out, self->out, self->out);
+	txt = run(cmd);
+	ASSERT_NE(NULL, txt);
+	EXPECT_EQ(NR_EARLY, occurrences(txt, unmapped)) TH_LOG("%s", txt);
+	EXPECT_EQ(NR_SAMPLES - NR_EARLY, occurrences(txt, mapped)) TH_LOG("%s", txt);
 	free(txt);
 }
 

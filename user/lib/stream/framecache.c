@@ -18,6 +18,7 @@
 struct entry {
 	uint64_t addr;
 	uint32_t pid, gen;	/* gen 0: free slot */
+	uint64_t since;		/* F holds for samples from this time on */
 	struct out_frame f;
 };
 
@@ -36,6 +37,7 @@ struct chunk {
 /* A whole call chain: its key, then its frames, then their lines. */
 struct stack {
 	uint64_t hash;
+	uint64_t since;		/* the frames hold for samples from this time on */
 	uint32_t nkey, nr;
 	uint64_t key[];
 };
@@ -247,7 +249,7 @@ static struct out_frame *stack_frames(struct stack *st)
 }
 
 const struct out_frame *framecache__stack_find(struct framecache *c, const uint64_t *key,
-					       unsigned int nkey, unsigned int *nr)
+					       unsigned int nkey, uint64_t time, unsigned int *nr)
 {
 	uint64_t h = hash_key(key, nkey);
 	uint32_t i, mask = c->stacks_cap - 1;
@@ -258,6 +260,8 @@ const struct out_frame *framecache__stack_find(struct framecache *c, const uint6
 	for (i = h & mask; (st = c->stacks[i]); i = (i + 1) & mask) {
 		if (st->hash == h && st->nkey == nkey &&
 		    !memcmp(st->key, key, nkey * sizeof(*key))) {
+			if (time < st->since)
+				return NULL;
 			*nr = st->nr;
 			return stack_frames(st);
 		}
@@ -289,8 +293,8 @@ static int stacks_grow(struct framecache *c)
 }
 
 const struct out_frame *framecache__stack_add(struct framecache *c, const uint64_t *key,
-					      unsigned int nkey, const struct out_frame *f,
-					      unsigned int nr)
+					      unsigned int nkey, uint64_t since,
+					      const struct out_frame *f, unsigned int nr)
 {
 	size_t text = 0, size;
 	struct out_frame *sf;
@@ -315,6 +319,7 @@ const struct out_frame *framecache__stack_add(struct framecache *c, const uint64
 	if (!st)
 		return NULL;
 	st->hash = h;
+	st->since = since;
 	st->nkey = nkey;
 	st->nr = nr;
 	memcpy(st->key, key, nkey * sizeof(*key));
@@ -378,7 +383,7 @@ static struct entry *slot(struct framecache *c, uint32_t pid, uint64_t addr, int
 }
 
 static void fill_user(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
-		      struct out_frame *f, int *stable)
+		      struct out_frame *f, int *stable, uint64_t *since)
 {
 	struct usym r;
 
@@ -391,20 +396,22 @@ static void fill_user(struct usyms *u, uint32_t pid, uint64_t time, uint64_t add
 	f->line = NULL;
 	f->line_len = 0;
 	*stable = r.stable;
+	*since = r.since;
 }
 
 int framecache__user(struct framecache *c, struct usyms *u, uint32_t pid, uint32_t gen,
-		     uint64_t time, uint64_t addr, struct out_frame *f)
+		     uint64_t time, uint64_t addr, struct out_frame *f, uint64_t *since)
 {
 	struct entry *e;
 	int found, stable;
 
 	e = slot(c, pid, addr, &found);
-	if (e && found && e->gen == gen) {
+	if (e && found && e->gen == gen && time >= e->since) {
 		*f = e->f;
+		*since = e->since;
 		return 0;
 	}
-	fill_user(u, pid, time, addr, f, &stable);
+	fill_user(u, pid, time, addr, f, &stable, since);
 	if (make_line(c, f))
 		return -ENOMEM;
 	/* Time-dependent answers (several maps over ADDR) are not kept. */
@@ -418,6 +425,7 @@ int framecache__user(struct framecache *c, struct usyms *u, uint32_t pid, uint32
 	e->addr = addr;
 	e->pid = pid;
 	e->gen = gen;
+	e->since = *since;
 	e->f = *f;
 	return 0;
 }
@@ -449,6 +457,7 @@ int framecache__kernel(struct framecache *c, const struct ksyms *k, uint64_t add
 	e->addr = addr;
 	e->pid = pid;
 	e->gen = 1;
+	e->since = 0;
 	e->f = *f;
 	return 0;
 }

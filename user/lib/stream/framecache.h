@@ -3,8 +3,9 @@
  * framecache.h - every distinct frame symbolized and formatted once.
  *
  * A user frame is kept per (pid, address) while the process's maps stay
- * as they were (usyms__generation()) and the lookup did not depend on the
- * sample's time (usym.stable); a kernel frame per address.  Each entry
+ * as they were (usyms__generation()) and the lookup gives the same answer
+ * for every later sample (usym.stable), and serves samples from the time
+ * its map was made (usym.since); a kernel frame per address.  Each entry
  * holds the symbolized frame, its perf-script line, and the id of its
  * (symbol, DSO) pair, so outputs can count per symbol without hashing
  * names.  Memory is bounded: past FRAMECACHE_MAX_BYTES of lines, or of
@@ -28,11 +29,12 @@ struct framecache;
 struct framecache *framecache__new(void);
 void framecache__free(struct framecache *c);
 /*
- * Fill F for the user frame ADDR of PID (maps generation GEN) at TIME:
- * 0, or 1 when the answer depends on TIME (not kept), -ENOMEM.
+ * Fill F for the user frame ADDR of PID (maps generation GEN) at TIME, and
+ * *SINCE, the time from which that answer holds: 0, or 1 when the answer
+ * may differ for a later sample (not kept), -ENOMEM.
  */
 int framecache__user(struct framecache *c, struct usyms *u, uint32_t pid, uint32_t gen,
-		     uint64_t time, uint64_t addr, struct out_frame *f);
+		     uint64_t time, uint64_t addr, struct out_frame *f, uint64_t *since);
 /* Kernel frame ADDR; K NULL: no symbols, the address is not looked up. */
 int framecache__kernel(struct framecache *c, const struct ksyms *k, uint64_t addr,
 		       struct out_frame *f);
@@ -40,15 +42,19 @@ int framecache__kernel(struct framecache *c, const struct ksyms *k, uint64_t add
 void framecache__trim(struct framecache *c);
 /*
  * Whole call chains: the frames made for KEY (NKEY words naming the
- * process, its maps' generation and the addresses), or NULL.  A chain is
- * kept only if none of its frames depended on the sample's time.  Their
- * lines lie back to back.  Valid until framecache__trim().
+ * process, its maps' generation and the addresses) if they hold at TIME,
+ * or NULL.  A chain is kept only if each of its frames gives the same
+ * answer for every later sample.  Their lines lie back to back.  Valid
+ * until framecache__trim().
  */
 const struct out_frame *framecache__stack_find(struct framecache *c, const uint64_t *key,
-					       unsigned int nkey, unsigned int *nr);
-/* Keep a copy of F[NR] for KEY; returns it, or NULL (not kept: first sighting, no memory). */
+					       unsigned int nkey, uint64_t time, unsigned int *nr);
+/*
+ * Keep a copy of F[NR] for KEY, for samples from SINCE on; returns it, or
+ * NULL (not kept: first sighting, no memory).
+ */
 const struct out_frame *framecache__stack_add(struct framecache *c, const uint64_t *key,
-					      unsigned int nkey, const struct out_frame *f,
-					      unsigned int nr);
+					      unsigned int nkey, uint64_t since,
+					      const struct out_frame *f, unsigned int nr);
 
 #endif

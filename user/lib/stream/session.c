@@ -26,6 +26,7 @@ struct session {
 	struct decode_stats dst;
 	struct pidmap *tree;	/* FILTER_TREE: pids in the tree */
 	struct pidmap *seen;	/* proc_fallback: pid -> hash of its comm */
+	struct pidmap *newest;	/* proc_fallback: pid -> its newest sample's time */
 	uint64_t filtered;
 	uint64_t samples_out;
 	int err;
@@ -44,7 +45,8 @@ struct session *session__new(const struct session_opts *o, struct ksyms *k)
 	s->fc = framecache__new();
 	s->tree = pidmap__new();
 	s->seen = pidmap__new();
-	if (!s->usyms || !s->merge || !s->fc || !s->tree || !s->seen) {
+	s->newest = pidmap__new();
+	if (!s->usyms || !s->merge || !s->fc || !s->tree || !s->seen || !s->newest) {
 		session__free(s);
 		return NULL;
 	}
@@ -68,6 +70,7 @@ void session__free(struct session *s)
 	framecache__free(s->fc);
 	pidmap__free(s->tree);
 	pidmap__free(s->seen);
+	pidmap__free(s->newest);
 	free(s);
 }
 
@@ -120,7 +123,8 @@ static uint32_t proc_ppid(uint32_t pid)
 static void first_sight(struct session *s, const struct kp_sample *smp)
 {
 	uint64_t *e = pidmap__get(s->seen, smp->pid, 1);
-	uint64_t comm_hash = 1469598103934665603ULL;
+	uint64_t *newest = pidmap__get(s->newest, smp->pid, 1);
+	uint64_t comm_hash = 1469598103934665603ULL, exec_time;
 	uint32_t pid = smp->pid, p = pid;
 	const char *c;
 	int depth;
@@ -128,14 +132,24 @@ static void first_sight(struct session *s, const struct kp_sample *smp)
 	for (c = smp->comm; *c; c++)
 		comm_hash = (comm_hash ^ (unsigned char)*c) * 1099511628211ULL;
 	comm_hash |= 1;		/* never 0, the value of a new entry */
-	if (!e || *e == comm_hash || !pid)
+	if (!e || !newest || !pid)
+		return;
+	exec_time = *newest + 1;
+	if (smp->time > *newest)
+		*newest = smp->time;
+	if (*e == comm_hash)
 		return;
 	if (*e) {
-		struct pev ex = { .type = PEV_EXEC, .pid = pid, .time = smp->time };
+		/*
+		 * The exec came after the newest sample under the old comm:
+		 * the new image's maps date from there, so that its samples
+		 * read in before this one (other CPUs' rings) resolve too.
+		 */
+		struct pev ex = { .type = PEV_EXEC, .pid = pid, .time = exec_time };
 
 		*e = comm_hash;	/* (session__pev() changes s->tree, never s->seen) */
 		session__pev(s, &ex);
-		sideband__snapshot_pid(pid, smp->time, session__pev, s);
+		sideband__snapshot_pid(pid, exec_time, session__pev, s);
 		return;
 	}
 	*e = comm_hash;
@@ -175,7 +189,7 @@ static int build_frames(struct session *s, const struct kp_record *r,
 	int ret = 0, unstable = 0;
 	uint32_t gen = usyms__generation(s->usyms, smp->pid);
 	unsigned int i, n = 0, nips = smp->nr_kernel + smp->nr_user;
-	uint64_t key[2 + MAX_FRAMES];
+	uint64_t key[2 + MAX_FRAMES], since = 0, frame_since;
 	const struct out_frame *cached;
 
 	framecache__trim(s->fc);
@@ -189,7 +203,7 @@ static int build_frames(struct session *s, const struct kp_record *r,
 	} else {
 		memcpy(key + 2, smp->ips, nips * sizeof(*key));
 	}
-	cached = framecache__stack_find(s->fc, key, 2 + nips, nr);
+	cached = framecache__stack_find(s->fc, key, 2 + nips, r->time, nr);
 	if (cached) {
 		*out = cached;
 		return 0;
@@ -197,7 +211,7 @@ static int build_frames(struct session *s, const struct kp_record *r,
 	if (!smp->nr_kernel && !smp->nr_user) {
 		if (r->misc & KPROF_MISC_USER)
 			ret = framecache__user(s->fc, s->usyms, smp->pid, gen, r->time,
-					       smp->ip, &f[n++]);
+					       smp->ip, &f[n++], &since);
 		else
 			ret = framecache__kernel(s->fc, s->ksyms, smp->ip, &f[n++]);
 	} else {
@@ -205,8 +219,11 @@ static int build_frames(struct session *s, const struct kp_record *r,
 			ret = framecache__kernel(s->fc, s->ksyms, smp->ips[i], &f[n++]);
 		for (i = 0; i < smp->nr_user && ret >= 0; i++) {
 			ret = framecache__user(s->fc, s->usyms, smp->pid, gen, r->time,
-					       smp->ips[smp->nr_kernel + i], &f[n++]);
+					       smp->ips[smp->nr_kernel + i], &f[n++],
+					       &frame_since);
 			unstable |= ret > 0;
+			if (frame_since > since)
+				since = frame_since;
 		}
 	}
 	unstable |= ret > 0;
@@ -215,7 +232,7 @@ static int build_frames(struct session *s, const struct kp_record *r,
 		return ret;
 	/* Not kept: without memory for it, the frames in F do. */
 	if (!unstable) {
-		cached = framecache__stack_add(s->fc, key, 2 + nips, f, n);
+		cached = framecache__stack_add(s->fc, key, 2 + nips, since, f, n);
 		if (cached)
 			*out = cached;
 	}

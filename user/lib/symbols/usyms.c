@@ -214,11 +214,20 @@ int usyms__apply(struct usyms *u, const struct pev *e)
 	return -EINVAL;
 }
 
-/* *COVERS: how many maps of P (at any time) hold ADDR. */
+/*
+ * The map of P over ADDR at TIME, as perf keeps them: the one mapped last
+ * at or before TIME, even if an exec or a later mapping ended it since
+ * (perf drops a map only where a new one overlaps it, and a task's user
+ * registers still point into the old image until exec's last step).  A
+ * map made after TIME is never the answer: an address only seems to lie
+ * in it when a frame-pointer walk went through code built without frame
+ * pointers, and perf, which takes maps in time order, has no map there.
+ * *COVERS: how many maps of P (at any time) hold ADDR.
+ */
 static const struct umap *proc_lookup(const struct proc *p, uint64_t time, uint64_t addr,
 				      unsigned int *covers)
 {
-	const struct umap *best = NULL, *any = NULL;
+	const struct umap *best = NULL, *ended = NULL;
 	size_t i;
 
 	*covers = 0;
@@ -228,18 +237,16 @@ static const struct umap *proc_lookup(const struct proc *p, uint64_t time, uint6
 		if (addr < m->start || addr >= m->end)
 			continue;
 		++*covers;
-		if (m->time <= time && time < m->until) {
+		if (m->time > time)
+			continue;
+		if (time < m->until) {
 			if (!best || m->time >= best->time)
 				best = m;
-		} else if (!any || m->time >= any->time) {
-			any = m;
+		} else if (!ended || m->time >= ended->time) {
+			ended = m;
 		}
 	}
-	/*
-	 * Side-band and samples come from different CPUs' clocks: a map a
-	 * hair "younger" than the sample is still the right one.
-	 */
-	return best ? best : any;
+	return best ? best : ended;
 }
 
 int usyms__resolve(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
@@ -255,8 +262,12 @@ int usyms__resolve(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 	r->dso = "[unknown]";
 	if (p)
 		m = proc_lookup(p, time, addr, &covers);
-	/* One map or none: whatever the time, the answer is this one. */
-	r->stable = covers <= 1;
+	/*
+	 * No map over ADDR: none at any time.  One, already made: it from
+	 * its start on (ended, it is still the last one there).
+	 */
+	r->stable = !covers || (covers == 1 && m);
+	r->since = m ? m->time : 0;
 	if (!m)
 		return -ENOENT;
 	r->addr = addr - m->start + m->pgoff;

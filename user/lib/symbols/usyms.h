@@ -36,8 +36,12 @@ struct usym {
 	uint64_t off;		/* from the symbol's start */
 	uint64_t addr;		/* address perf prints: offset in the DSO */
 	const char *dso;	/* mapping's path, "[unknown]" without one */
-	/* The answer holds at any time, until usyms__generation() changes. */
+	/*
+	 * The answer holds for every sample time from SINCE on, until
+	 * usyms__generation() changes.
+	 */
 	int stable;
+	uint64_t since;
 };
 
 struct usyms;
@@ -55,8 +59,8 @@ int usyms__has_pid(const struct usyms *u, uint32_t pid);
 uint32_t usyms__generation(const struct usyms *u, uint32_t pid);
 /*
  * Symbolize ADDR of process PID at TIME, as perf does (at ADDR itself,
- * return addresses included).  Always fills R; returns 0 with a symbol,
- * -ENOENT without.
+ * return addresses included, through the last map made over ADDR at or
+ * before TIME).  Always fills R; returns 0 with a symbol, -ENOENT without.
  */
 int usyms__resolve(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 		   struct usym *r);
