@@ -27,6 +27,8 @@
 
 #include "lib/capture/capture.h"
 #include "lib/util/print.h"
+#include "cmd_output.h"
+#include "synth.h"
 
 /*
  * user/kprofcat and the VERSION file of the tree this test was built from
@@ -190,12 +192,11 @@ static int write_capture(const char *path)
 static int write_late_capture(const char *path)
 {
 	struct capture_writer *w = capture__create(path);
-	static const char meta[] = "event=cpu-clock\nsample=1000000\nfreq=0\nhostname=synthhost\n"
+	static const char meta[] = "event=cpu-clock\nsample=1003009\nfreq=0\nhostname=synthhost\n"
 				   "release=6.1.0-synth\ncommand=synth\n";
-	union {
-		struct kprof_sample s;
-		unsigned char b[sizeof(struct kprof_sample) + 2 * 8];
-	} r;
+	/* libsynth.so and, once mapped, liblate.so: synth_func+0x34 each */
+	static const uint64_t ips[] = { 0x7f0000001234ULL, 0x7f0000101234ULL };
+	unsigned char buf[sizeof(struct kprof_sample) + sizeof(ips)];
 	struct pev mm = { .type = PEV_MMAP, .pid = 4242, .bid_len = 20, .start = 0x7f0000000000ULL,
 			  .len = 0x10000, .path = "/nonexistent/libsynth.so" };
 	struct pev late = { .type = PEV_MMAP, .pid = 4242, .bid_len = 20,
@@ -216,54 +217,11 @@ static int write_late_capture(const char *path)
 	add_dso(w, mm.path, BUILD_ID);
 	add_dso(w, late.path, BUILD_ID_LATE);
 	for (i = 0; i < NR_SAMPLES; i++) {
-		memset(&r, 0, sizeof(r));
-		r.s.header.type = KPROF_RECORD_SAMPLE;
-		r.s.header.misc = KPROF_MISC_USER;
-		r.s.header.size = sizeof(r);
-		r.s.seq = i + 1;
-		r.s.time = t += 1000000;
-		r.s.pid = 4242;
-		r.s.tid = 4242;
-		strcpy(r.s.comm, "synth");
-		r.s.ip = 0x7f0000001234ULL;
-		r.s.period = 1000000;
-		r.s.nr_user = 2;
-		r.s.ips[0] = 0x7f0000001234ULL;	/* libsynth.so: synth_func+0x34 */
-		r.s.ips[1] = 0x7f0000101234ULL;	/* liblate.so, once mapped: synth_func+0x34 */
-		add(w, 0, &r);
+		t += 1000000;
+		synth_sample(buf, i + 1, t, 0, 4242, "synth", KPROF_MISC_USER, ips, 0, 2);
+		add(w, 0, buf);
 	}
 	return capture__close(w);
-}
-
-/* How many times NEEDLE occurs in HAYSTACK. */
-static int occurrences(const char *haystack, const char *needle)
-{
-	int n = 0;
-
-	for (; (haystack = strstr(haystack, needle)); haystack++)
-		n++;
-	return n;
-}
-
-/* Output of CMD (sh -c), NULL if it failed. */
-static char *run(const char *cmd)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *p = popen(cmd, "r"), *m = open_memstream(&buf, &len);
-	char chunk[4096];
-	size_t n;
-
-	if (!p || !m)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0)
-		fwrite(chunk, 1, n, m);
-	fclose(m);
-	if (pclose(p)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
 }
 
 /* COUNT of "KIND events: COUNT" in the first (aggregated) block, 0 if absent. */
@@ -316,7 +274,7 @@ TEST_F(conv, perf_stats_count_lost_and_throttles)
 		 self->cap);
 	ASSERT_EQ(0, system(cmd));
 	snprintf(cmd, sizeof(cmd), "perf report -i %s --stats 2>/dev/null", self->out);
-	st = run(cmd);
+	st = cmd_output(cmd);
 	ASSERT_NE(NULL, st);
 	EXPECT_EQ(NR_SAMPLES, stat_count(st, "SAMPLE"));
 	EXPECT_EQ(NR_LOST, stat_count(st, "LOST"));
@@ -337,7 +295,7 @@ TEST_F(conv, perf_script_and_buildids_from_the_converted_file)
 	ASSERT_EQ(0, system(cmd));
 	snprintf(cmd, sizeof(cmd), "perf script -i %s --kallsyms %s.kallsyms -F comm,pid,tid,ip,sym,symoff,dso 2>/dev/null",
 		 self->out, self->out);
-	txt = run(cmd);
+	txt = cmd_output(cmd);
 	ASSERT_NE(NULL, txt);
 	EXPECT_NE(NULL, strstr(txt, "synth  4242/4243"));
 	EXPECT_NE(NULL, strstr(txt, "ffffffff81001010 kfunc_leaf+0x10 ([kernel.kallsyms])"));
@@ -349,23 +307,23 @@ TEST_F(conv, perf_script_and_buildids_from_the_converted_file)
 	/* ... but OUT.symfs has kprofcat's symbols for it, as kprofcat -i prints them. */
 	snprintf(cmd, sizeof(cmd), "perf script -i %s --kallsyms %s.kallsyms --symfs %s.symfs -F ip,sym,symoff,dso 2>/dev/null",
 		 self->out, self->out, self->out);
-	txt = run(cmd);
+	txt = cmd_output(cmd);
 	ASSERT_NE(NULL, txt);
 	EXPECT_NE(NULL, strstr(txt, "1234 synth_func+0x34 (/nonexistent/libsynth.so)"));
 	free(txt);
 	snprintf(cmd, sizeof(cmd), "%s -i %s", kprofcat, self->cap);
-	txt = run(cmd);
+	txt = cmd_output(cmd);
 	ASSERT_NE(NULL, txt);
 	EXPECT_NE(NULL, strstr(txt, "1234 synth_func+0x34 (/nonexistent/libsynth.so)"));
 	free(txt);
 	EXPECT_NE(0, access("/tmp/kprofcat-convert-escape", F_OK));
 	snprintf(cmd, sizeof(cmd), "perf buildid-list -i %s 2>/dev/null", self->out);
-	txt = run(cmd);
+	txt = cmd_output(cmd);
 	ASSERT_NE(NULL, txt);
 	EXPECT_NE(NULL, strstr(txt, BUILD_ID_HEX " /nonexistent/libsynth.so"));
 	free(txt);
 	snprintf(cmd, sizeof(cmd), "perf report -i %s --header-only 2>/dev/null", self->out);
-	txt = run(cmd);
+	txt = cmd_output(cmd);
 	ASSERT_NE(NULL, txt);
 	EXPECT_NE(NULL, strstr(txt, "# hostname : synthhost"));
 	EXPECT_NE(NULL, strstr(txt, "# os release : 6.1.0-synth"));
@@ -390,20 +348,20 @@ TEST_F(conv, a_frame_before_its_mapping_is_unknown_to_both)
 		SKIP(return, "no perf (linux-perf): make deps");
 	ASSERT_EQ(0, write_late_capture(self->cap));
 	snprintf(cmd, sizeof(cmd), "%s -i %s", kprofcat, self->cap);
-	txt = run(cmd);
+	txt = cmd_output(cmd);
 	ASSERT_NE(NULL, txt);
-	EXPECT_EQ(NR_EARLY, occurrences(txt, unmapped)) TH_LOG("%s", txt);
-	EXPECT_EQ(NR_SAMPLES - NR_EARLY, occurrences(txt, mapped)) TH_LOG("%s", txt);
+	EXPECT_EQ(NR_EARLY, count_occurrences(txt, unmapped)) TH_LOG("%s", txt);
+	EXPECT_EQ(NR_SAMPLES - NR_EARLY, count_occurrences(txt, mapped)) TH_LOG("%s", txt);
 	free(txt);
 	snprintf(cmd, sizeof(cmd), "%s convert --to-perf-data %s -i %s", kprofcat, self->out,
 		 self->cap);
 	ASSERT_EQ(0, system(cmd));
 	snprintf(cmd, sizeof(cmd), "perf script -i %s --kallsyms %s.kallsyms --symfs %s.symfs -F ip,sym,symoff,dso 2>/dev/null",
 		 self->out, self->out, self->out);
-	txt = run(cmd);
+	txt = cmd_output(cmd);
 	ASSERT_NE(NULL, txt);
-	EXPECT_EQ(NR_EARLY, occurrences(txt, unmapped)) TH_LOG("%s", txt);
-	EXPECT_EQ(NR_SAMPLES - NR_EARLY, occurrences(txt, mapped)) TH_LOG("%s", txt);
+	EXPECT_EQ(NR_EARLY, count_occurrences(txt, unmapped)) TH_LOG("%s", txt);
+	EXPECT_EQ(NR_SAMPLES - NR_EARLY, count_occurrences(txt, mapped)) TH_LOG("%s", txt);
 	free(txt);
 }
 
@@ -419,7 +377,7 @@ TEST_F(conv, pprof_has_samples_and_labels)
 	/* go wants a writable HOME/GOCACHE; -raw prints samples with their labels. */
 	snprintf(cmd, sizeof(cmd), "HOME=/tmp GOCACHE=/tmp/kprofcat-gocache go tool pprof -raw %s 2>/dev/null",
 		 self->out);
-	txt = run(cmd);
+	txt = cmd_output(cmd);
 	ASSERT_NE(NULL, txt);
 	EXPECT_NE(NULL, strstr(txt, "samples/count cpu/nanoseconds"));
 	/* All 20 samples share one stack and labels: one row, 20 x 1 ms. */

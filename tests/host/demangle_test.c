@@ -27,6 +27,7 @@
 #include "lib/stream/output.h"
 #include "lib/util/print.h"
 #include "lib/stream/session.h"
+#include "cmd_output.h"
 #include "synth.h"
 #include "lib/symbols/usyms.h"
 
@@ -184,24 +185,10 @@ static int write_dso(void *w, const void *blob, size_t len)
 /* Run kprofcat with ARGS; its stdout in a malloc'd string. */
 static char *run_kprofcat(const char *args)
 {
-	char cmd[2 * PATH_MAX], *text = NULL;
-	size_t len = 0, n;
-	char buf[4096];
-	FILE *p, *f;
+	char cmd[3 * PATH_MAX];
 
 	snprintf(cmd, sizeof(cmd), "%s %s", kprofcat, args);
-	p = popen(cmd, "r");
-	f = open_memstream(&text, &len);
-	if (!p || !f)
-		return NULL;
-	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-		fwrite(buf, 1, n, f);
-	fclose(f);
-	if (pclose(p)) {
-		free(text);
-		return NULL;
-	}
-	return text;
+	return cmd_output(cmd);
 }
 
 TEST(kprofcat_prints_demangled_names_and_raw_ones_with_no_demangle)

@@ -27,6 +27,7 @@
 #include "lib/stream/session.h"
 #include "lib/symbols/usyms.h"
 #include "lib/util/print.h"
+#include "cmd_output.h"
 #include "synth.h"
 
 static char kprofcat[PATH_MAX];
@@ -54,34 +55,6 @@ static uint64_t text_start(pid_t pid, const char *path)
 			found = start;
 	fclose(f);
 	return found;
-}
-
-/* Output of CMD (sh -c), NULL if it failed. */
-static char *run(const char *cmd)
-{
-	char *buf = NULL, chunk[4096];
-	size_t len = 0, n;
-	FILE *p = popen(cmd, "r"), *m = open_memstream(&buf, &len);
-
-	if (!p || !m)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0)
-		fwrite(chunk, 1, n, m);
-	fclose(m);
-	if (pclose(p)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-static int occurrences(const char *haystack, const char *needle)
-{
-	int n = 0;
-
-	for (; (haystack = strstr(haystack, needle)); haystack++)
-		n++;
-	return n;
 }
 
 FIXTURE(exec) {
@@ -172,9 +145,9 @@ TEST_F(exec, new_image_samples_read_late_still_resolve)
 
 	snprintf(want, sizeof(want), "(%s)\n", self->sleep_path);
 	snprintf(cmd, sizeof(cmd), "%s -i %s", kprofcat, self->cap);
-	txt = run(cmd);
+	txt = cmd_output(cmd);
 	ASSERT_NE(NULL, txt);
-	EXPECT_EQ(2, occurrences(txt, want)) TH_LOG("want 2 frames in %s:\n%s", want, txt);
+	EXPECT_EQ(2, count_occurrences(txt, want)) TH_LOG("want 2 frames in %s:\n%s", want, txt);
 	free(txt);
 	if (system("command -v perf >/dev/null"))
 		SKIP(return, "no perf (linux-perf) for the converted file: make deps");
@@ -183,9 +156,9 @@ TEST_F(exec, new_image_samples_read_late_still_resolve)
 	ASSERT_EQ(0, system(cmd));
 	snprintf(cmd, sizeof(cmd), "perf script -i %s.data --symfs %s.data.symfs -F ip,sym,symoff,dso 2>/dev/null",
 		 self->cap, self->cap);
-	txt = run(cmd);
+	txt = cmd_output(cmd);
 	ASSERT_NE(NULL, txt);
-	EXPECT_EQ(2, occurrences(txt, want)) TH_LOG("want 2 frames in %s:\n%s", want, txt);
+	EXPECT_EQ(2, count_occurrences(txt, want)) TH_LOG("want 2 frames in %s:\n%s", want, txt);
 	free(txt);
 }
 
