@@ -414,7 +414,10 @@ int framecache__user(struct framecache *c, struct usyms *u, uint32_t pid, uint32
 	fill_user(u, pid, time, addr, f, &stable, since);
 	if (make_line(c, f))
 		return -ENOMEM;
-	/* Time-dependent answers (several maps over ADDR) are not kept. */
+	/*
+	 * Not kept: an answer a later sample may not share (several maps
+	 * over ADDR, or its one map made after this sample).
+	 */
 	if (!stable)
 		return 1;
 	/* (Generation 0, a pid without maps, marks free slots: not kept either.) */
