@@ -194,8 +194,12 @@ static int write_late_capture(const char *path)
 	struct capture_writer *w = capture__create(path);
 	static const char meta[] = "event=cpu-clock\nsample=1003009\nfreq=0\nhostname=synthhost\n"
 				   "release=6.1.0-synth\ncommand=synth\n";
-	/* libsynth.so and, once mapped, liblate.so: synth_func+0x34 each */
-	static const uint64_t ips[] = { 0x7f0000001234ULL, 0x7f0000101234ULL };
+	/*
+	 * libsynth.so: synth_func+0x34, then past its symbols (unnamed);
+	 * liblate.so, once mapped: synth_func+0x34.
+	 */
+	static const uint64_t ips[] = { 0x7f0000001234ULL, 0x7f0000005000ULL,
+					0x7f0000101234ULL };
 	unsigned char buf[sizeof(struct kprof_sample) + sizeof(ips)];
 	struct pev mm = { .type = PEV_MMAP, .pid = 4242, .bid_len = 20, .start = 0x7f0000000000ULL,
 			  .len = 0x10000, .path = "/nonexistent/libsynth.so" };
@@ -218,7 +222,7 @@ static int write_late_capture(const char *path)
 	add_dso(w, late.path, BUILD_ID_LATE);
 	for (i = 0; i < NR_SAMPLES; i++) {
 		t += 1000000;
-		synth_sample(buf, i + 1, t, 0, 4242, "synth", KPROF_MISC_USER, ips, 0, 2);
+		synth_sample(buf, i + 1, t, 0, 4242, "synth", KPROF_MISC_USER, ips, 0, 3);
 		add(w, 0, buf);
 	}
 	return capture__close(w);
@@ -362,6 +366,30 @@ TEST_F(conv, a_frame_before_its_mapping_is_unknown_to_both)
 	ASSERT_NE(NULL, txt);
 	EXPECT_EQ(NR_EARLY, count_occurrences(txt, unmapped)) TH_LOG("%s", txt);
 	EXPECT_EQ(NR_SAMPLES - NR_EARLY, count_occurrences(txt, mapped)) TH_LOG("%s", txt);
+	free(txt);
+}
+
+/*
+ * libsynth.so holds a named frame and an unnamed one: its mapping still says
+ * it has functions, or pprof would symbolize all its frames again from
+ * whatever file is at that path on the reading machine.
+ */
+TEST_F(conv, pprof_keeps_kprofcats_names_beside_an_unnamed_frame)
+{
+	char cmd[2 * PATH_MAX], *txt;
+
+	if (system("command -v go >/dev/null"))
+		SKIP(return, "no go (golang-go): make deps");
+	ASSERT_EQ(0, write_late_capture(self->cap));
+	snprintf(cmd, sizeof(cmd), "%s convert --to-pprof %s -i %s", kprofcat, self->out,
+		 self->cap);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "HOME=/tmp GOCACHE=/tmp/kprofcat-gocache go tool pprof -symbolize=none -raw %s 2>/dev/null",
+		 self->out);
+	txt = cmd_output(cmd);
+	ASSERT_NE(NULL, txt);
+	EXPECT_NE(NULL, strstr(txt, "/nonexistent/libsynth.so " BUILD_ID_HEX " [FN]"))
+		TH_LOG("%s", txt);
 	free(txt);
 }
 

@@ -23,12 +23,16 @@
  *	location	one per (DSO, address): the address is what kprofcat
  *			prints (user: the offset in the DSO, kernel: the
  *			address), with one line naming the function;
- *			frames kprofcat could not symbolize get no line,
- *			so a server that has the DSO (by build-id) can
- *			symbolize them itself
+ *			frames kprofcat could not symbolize get no line
  *	function	one per (name, DSO); filename is the DSO path
  *	mapping		one per DSO, with its build-id (hex) from the
- *			capture's process history; memory_start/limit span
+ *			capture's process history; has_functions once
+ *			kprofcat named one of its frames (without it pprof
+ *			re-symbolizes every frame of the mapping from the
+ *			file at that path on the reading machine, whatever
+ *			build that is; a server with the DSO, by build-id,
+ *			may still name a mapping kprofcat named nothing in);
+ *			memory_start/limit span
  *			the addresses used and file_offset = memory_start,
  *			so address - memory_start + file_offset is the
  *			address itself.  Kernel frames are marked as perf
@@ -154,7 +158,6 @@ static uint64_t mapping_id(struct pprof_out *p, const struct out_frame *f)
 
 			m->build_id = str_id(p, bid_hex(&p->in->pevs[b->a - 1], hex));
 		}
-		m->has_functions = 1;
 		if (p->mappings.n > p->map_cap) {
 			size_t cap = 2 * p->mappings.n;
 			uint64_t *lo = realloc(p->map_lo, cap * sizeof(*lo));
@@ -176,8 +179,8 @@ static uint64_t mapping_id(struct pprof_out *p, const struct out_frame *f)
 		p->map_lo[i] = f->addr;
 	if (f->addr >= p->map_hi[i])
 		p->map_hi[i] = f->addr + 1;
-	if (!f->sym)
-		((Mapping *)p->mappings.v[i])->has_functions = 0;
+	if (f->sym)
+		((Mapping *)p->mappings.v[i])->has_functions = 1;
 	return e->a;
 nomem:
 	p->err = ENOMEM;
