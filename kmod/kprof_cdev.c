@@ -30,7 +30,11 @@
 #include "kprof.h"
 #include "kprof_compat.h"
 
-/* Serializes read() consumers; taken without kprof.lock. */
+/*
+ * Serializes read()'s copies with each other and with START's emptying of
+ * the buffers for a new owner (taken inside kprof.lock there, without it
+ * in read(), which may fault on user memory under it).
+ */
 static DEFINE_MUTEX(kprof_read_lock);
 
 /* The group granted access by the group= parameter, or INVALID_GID. */
@@ -182,7 +186,7 @@ static long kprof_ioc_get_info(void __user *uarg)
 	return kprof_copy_out(uarg, usize, &info, sizeof(info));
 }
 
-static long kprof_ioc_set_config(void __user *uarg)
+static long kprof_ioc_set_config(struct kprof_file *f, void __user *uarg)
 {
 	struct kprof_bufs *bufs, *old = NULL;
 	struct kprof_config cfg;
@@ -198,7 +202,12 @@ static long kprof_ioc_set_config(void __user *uarg)
 		return -ENOMEM;
 
 	mutex_lock(&kprof.lock);
-	if (kprof.running) {
+	/*
+	 * A stopped session's buffers stay its file's until that file is
+	 * released or STARTs again: it may still be draining them with
+	 * read(), which would find new, empty buffers in their place.
+	 */
+	if (kprof.running || kprof_check_reader(f)) {
 		ret = -EBUSY;
 		goto unlock;
 	}
@@ -468,7 +477,7 @@ static long kprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KPROF_IOC_CMD(KPROF_IOC_GET_INFO):
 		return kprof_ioc_get_info(uarg);
 	case KPROF_IOC_CMD(KPROF_IOC_SET_CONFIG):
-		return kprof_ioc_set_config(uarg);
+		return kprof_ioc_set_config(f, uarg);
 	case KPROF_IOC_CMD(KPROF_IOC_GET_CONFIG):
 		return kprof_ioc_get_config(uarg);
 	case KPROF_IOC_CMD(KPROF_IOC_START):
@@ -573,14 +582,17 @@ static int kprof_release(struct inode *inode, struct file *file)
 	if (kprof_owner == f)
 		kprof_session_stop();
 	/*
-	 * Its session's records go with it.  Nothing maps or reads them:
-	 * only @f could, and its mappings held this file.
+	 * Its session's records go with it, emptied while @f still owns
+	 * them: until the owner is cleared below, every other file's mmap()
+	 * and read() is refused, so none sees a byte of them.  Nothing maps
+	 * or reads them meanwhile: only @f could, and its mappings held this
+	 * file.
 	 */
 	if (kprof_data_owner == f) {
+		kprof_bufs_reset(kprof.bufs);
 		mutex_lock(&kprof_map_lock);
 		kprof_data_owner = NULL;
 		mutex_unlock(&kprof_map_lock);
-		kprof_bufs_reset(kprof.bufs);
 	}
 	mutex_unlock(&kprof.lock);
 	put_pid_ns(f->pid_ns);
@@ -639,6 +651,32 @@ static __poll_t kprof_poll(struct file *file, poll_table *wait)
 	return mask;
 }
 
+/*
+ * The copy, under kprof_read_lock with the owner checked again under it:
+ * the check kprof_read() made under kprof.lock may be stale by now,
+ * since another file's START may have taken the buffers in between.
+ * START changes the owner first and empties the buffers under
+ * kprof_read_lock after, so a reader that still finds @f the owner here
+ * copies only @f's records and moves only its own session's data_tail;
+ * one that does not gets EBUSY, as it would have at the first check.
+ */
+static ssize_t kprof_read_owned(struct kprof_file *f, struct kprof_bufs *bufs,
+				char __user *ubuf, size_t count)
+{
+	ssize_t ret;
+
+	ret = mutex_lock_interruptible(&kprof_read_lock);
+	if (ret)
+		return ret;
+	mutex_lock(&kprof_map_lock);
+	ret = kprof_check_reader(f);
+	mutex_unlock(&kprof_map_lock);
+	if (!ret)
+		ret = kprof_bufs_read(bufs, ubuf, count);
+	mutex_unlock(&kprof_read_lock);
+	return ret;
+}
+
 static ssize_t kprof_read(struct file *file, char __user *ubuf, size_t count,
 			  loff_t *ppos)
 {
@@ -658,11 +696,7 @@ static ssize_t kprof_read(struct file *file, char __user *ubuf, size_t count,
 		running = kprof.running;
 		mutex_unlock(&kprof.lock);
 
-		ret = mutex_lock_interruptible(&kprof_read_lock);
-		if (!ret) {
-			ret = kprof_bufs_read(bufs, ubuf, count);
-			mutex_unlock(&kprof_read_lock);
-		}
+		ret = kprof_read_owned(file->private_data, bufs, ubuf, count);
 		if (ret || !running)
 			break;
 		if (file->f_flags & O_NONBLOCK) {

@@ -29,8 +29,9 @@
  * starting one has buffers mapped.  What a second file gets: GET_INFO,
  * GET_CONFIG, GET_STATS (the counters of the running session),
  * GET_THROTTLE, ABI_VERSION and poll(); once stopped, everything but
- * read() and mmap() of the stopped session's buffers, which stay the
- * starting file's until it is released (see START).
+ * SET_CONFIG, read() and mmap() of the stopped session's buffers, which
+ * stay the starting file's until it is released or another file STARTs
+ * (see START).
  *
  * Privilege is decided at open() from the opener's credentials: it needs
  * CAP_PERFMON (or CAP_SYS_ADMIN), what perf_event_open() needs for
@@ -147,7 +148,7 @@ struct kprof_mmap_page {
 		__u64	overflows;	/* overflow-handler invocations seen */
 		__u64	samples;	/* SAMPLE records committed */
 		__u64	lost_full;	/* buffer had no room */
-		__u64	lost_nested;	/* nesting deeper than kprof supports */
+		__u64	lost_nested;	/* handler entered inside itself */
 		__u64	lost_stopped;	/* arrived while stopping */
 		__u64	lost_throttled;	/* arrived while throttled */
 		__u64	lost_records;	/* sum of LOST records written */
@@ -228,8 +229,7 @@ enum kprof_record_type {
 	 *				// idle task and tasks outside it
 	 *	__u32	tid;
 	 *	__u32	cost_ns;	// this handler's cost, entry to
-	 *				// commit and wakeup, nested
-	 *				// handlers' time excluded
+	 *				// commit and wakeup
 	 *	char	comm[16];	// always NUL-terminated
 	 *	__u64	ip;
 	 *	__u64	period;
@@ -475,9 +475,10 @@ struct kprof_cpu_stats {
  * still reaches its handler).  Unknown commands: ENOTTY.  Output structs
  * get 'size' = the kernel's sizeof().
  *
- * SET_CONFIG: EBUSY while running, and when buffer_pages changes or a CPU
- * without a buffer is selected while any region is mapped (new buffers
- * are zeroed; the mmap layout changes).  Buffers exist for the selected
+ * SET_CONFIG: EBUSY while running, while the buffers hold a stopped
+ * session of another file (it may still be reading them), and when
+ * buffer_pages changes or a CPU without a buffer is selected while any
+ * region is mapped (new buffers are zeroed; the mmap layout changes).  Buffers exist for the selected
  * CPUs only, on each CPU's NUMA node, offline ones included; CPUs dropped
  * from the selection while mapped keep theirs until the next SET_CONFIG
  * made while nothing is mapped.  Their memory is charged as

@@ -105,7 +105,7 @@ static void event_error(const char *what, const char *event, int e)
 		p_err("event '%s' is not supported here (no PMU provides it): without a hardware PMU (e.g. under QEMU TCG) use a software event such as cpu-clock",
 		      event);
 	else if (e == EBUSY)
-		p_err("%s: kprof is busy (another kprofcat is recording, or still has the buffers mapped)",
+		p_err("%s: kprof is busy (another kprofcat is recording, or still has the buffers of the session it stopped: wait for it to exit)",
 		      what);
 	else if (e == EPERM && !strcmp(what, "KPROF_IOC_SET_CONFIG"))
 		p_err("%s: the buffers exceed your locked-memory allowance (kprof.ko's mlock_kb per CPU, then RLIMIT_MEMLOCK): use fewer --buffer-pages or CPUs, or raise 'ulimit -l'",
