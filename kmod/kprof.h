@@ -273,8 +273,14 @@ void kprof_throttle_quiesce(struct kprof_cpu *c);
 int kprof_cdev_init(kgid_t group);
 void kprof_cdev_exit(void);
 
-/* kprof_params.c */
-int kprof_params_throttle(void);
-void kprof_params_exit(void);
+/* kprof_knobs.c: which fields of a request kprof_knobs_set() writes */
+#define KPROF_KNOB_SEMANTICS	BIT(0)
+#define KPROF_KNOB_PERCENT	BIT(1)
+#define KPROF_KNOB_RATE		BIT(2)
+#define KPROF_KNOB_FLAGS	BIT(3)
+int kprof_knobs_set(const struct kprof_throttle_config *t, u32 fields,
+		    const struct kprof_file *f);
+int kprof_knobs_init(void);
+void kprof_knobs_exit(void);
 
 #endif /* _KPROF_H */

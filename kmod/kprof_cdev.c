@@ -359,57 +359,16 @@ static long kprof_ioc_get_stats(void __user *uarg)
 }
 
 /*
- * A debug setting is CAP_SYS_ADMIN's: switching the cost controller off
- * (percent 0 or 100).  With a PMU event the kernel times the whole PMI,
- * so samples left unchecked lower the global
- * kernel.perf_event_max_sample_rate for every perf user of the machine.
- * Keeping the current value, or undoing it, is anyone's.
- */
-static bool kprof_throttle_is_debug(const struct kprof_throttle_limits *old,
-				    const struct kprof_throttle_limits *new)
-{
-	return kprof_throttle_cost_control_enabled(old) &&
-	       !kprof_throttle_cost_control_enabled(new);
-}
-
-/*
- * The sysctl handlers' rules, in this order: semantics, then
- * cpu_time_max_percent, then max_sample_rate (refused while the percent
- * is 0 or 100).  A field equal to its value in @old is not written.
- */
-static int kprof_throttle_apply(struct kprof_throttle_limits *l,
-				const struct kprof_throttle_limits *old,
-				const struct kprof_throttle_config *t)
-{
-	int ret;
-
-	ret = kprof_throttle_set_semantics(l, t->semantics);
-	if (!ret && t->cpu_time_max_percent != old->cpu_time_max_percent)
-		ret = kprof_throttle_set_cpu_time_max_percent(l,
-							      t->cpu_time_max_percent);
-	if (!ret && t->max_sample_rate != old->max_sample_rate)
-		ret = kprof_throttle_set_max_sample_rate(l, t->max_sample_rate);
-	return ret;
-}
-
-/*
- * Checked on a copy, then applied to the live limits by the same setters,
- * only for the fields the request changes against the snapshot it was
- * checked on, never by copying the whole struct back: a lowering on
- * another CPU's handler between the two (the live limits take no lock,
- * as core.c's) keeps every field this request leaves alone.  A field
- * both write ends with either value, as between the handler of
- * kernel.perf_event_max_sample_rate and perf_sample_event_took(); each
- * value is one a writer derived, and the next lowering rewrites them all
- * from the average.  On the live limits the setters cannot fail where
- * they passed on the copy: only SET_THROTTLE, under kprof.lock, changes
- * the percent they check.
+ * Written by kprof_knobs_set(), the sysfs knobs' setter too, for the
+ * fields that differ from those in force: an unchanged field is not
+ * written, so a request that repeats the current values leaves a lowering
+ * the cost controller made alone.
  */
 static long kprof_ioc_set_throttle(struct kprof_file *f, void __user *uarg)
 {
 	struct kprof_throttle_config t;
-	struct kprof_throttle_limits old, l;
-	unsigned int cpu;
+	const struct kprof_throttle_limits *l = &kprof.limits;
+	u32 fields = KPROF_KNOB_SEMANTICS | KPROF_KNOB_FLAGS;
 	int ret;
 
 	ret = kprof_copy_in(&t, sizeof(t), uarg,
@@ -424,17 +383,12 @@ static long kprof_ioc_set_throttle(struct kprof_file *f, void __user *uarg)
 	ret = kprof_check_owner(f);
 	if (ret)
 		goto unlock;
-	old = kprof.limits;
-	l = old;
-	ret = kprof_throttle_apply(&l, &old, &t);
-	if (!ret && !f->admin && kprof_throttle_is_debug(&old, &l))
-		ret = -EPERM;
-	if (!ret) {
-		kprof_throttle_apply(&kprof.limits, &old, &t);
-		WRITE_ONCE(kprof.throttle_flags, t.flags);
-		for_each_possible_cpu(cpu)
-			kprof_limits_publish(&kprof.bufs->cpu[cpu]);
-	}
+	if (t.cpu_time_max_percent != l->cpu_time_max_percent)
+		fields |= KPROF_KNOB_PERCENT;
+	/* The cost controller lowers it without kprof.lock. */
+	if (t.max_sample_rate != READ_ONCE(l->max_sample_rate))
+		fields |= KPROF_KNOB_RATE;
+	ret = kprof_knobs_set(&t, fields, f);
 unlock:
 	mutex_unlock(&kprof.lock);
 	return ret;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kprof_main.c - module init/exit and the parameters of the default
- * configuration (the throttle's runtime knobs are in kprof_params.c).  The
+ * configuration (the throttle's runtime knobs are in kprof_knobs.c).  The
  * device is in kprof_cdev.c, whose comment describes the control path's
  * locking.
  */
@@ -188,9 +188,22 @@ static int __init kprof_params_config(struct kprof_config *cfg)
 
 /* ---- module init/exit ---- */
 
+/*
+ * The buffers the knobs' writes publish their limits into
+ * (kprof_knobs_set(), under kprof.lock), from the moment they exist: the
+ * parameter files take writes while kprof_init() runs.
+ */
+static void kprof_set_bufs(struct kprof_bufs *bufs)
+{
+	mutex_lock(&kprof.lock);
+	kprof.bufs = bufs;
+	mutex_unlock(&kprof.lock);
+}
+
 static int __init kprof_init(void)
 {
 	kgid_t kgid = INVALID_GID;
+	struct kprof_bufs *bufs;
 	int ret;
 
 	if (nr_cpu_ids > KPROF_MAX_CPUS) {
@@ -206,28 +219,31 @@ static int __init kprof_init(void)
 			return -EINVAL;
 		}
 	}
-	ret = kprof_params_throttle();
+	ret = kprof_knobs_init();
 	if (ret)
 		return ret;
 	ret = kprof_params_config(&kprof.config);
 	if (ret)
-		return ret;
+		goto exit_knobs;
 
 	kprof_pcpu = alloc_percpu(struct kprof_cpu);
-	if (!kprof_pcpu)
-		return -ENOMEM;
+	if (!kprof_pcpu) {
+		ret = -ENOMEM;
+		goto exit_knobs;
+	}
 	kprof_throttle_init_cpus();
 	if (!zalloc_cpumask_var(&kprof.cpus, GFP_KERNEL)) {
 		ret = -ENOMEM;
 		goto free_pcpu;
 	}
 	kprof_config_cpus(&kprof.config, kprof.cpus);
-	kprof.bufs = kprof_bufs_alloc(kprof.config.buffer_pages,
-				      kprof.config.watermark, kprof.cpus);
-	if (IS_ERR(kprof.bufs)) {
-		ret = PTR_ERR(kprof.bufs);
+	bufs = kprof_bufs_alloc(kprof.config.buffer_pages,
+				kprof.config.watermark, kprof.cpus);
+	if (IS_ERR(bufs)) {
+		ret = PTR_ERR(bufs);
 		goto free_cpumask;
 	}
+	kprof_set_bufs(bufs);
 	ret = kprof_events_init();
 	if (ret)
 		goto put_bufs;
@@ -239,12 +255,14 @@ static int __init kprof_init(void)
 exit_events:
 	kprof_events_exit();
 put_bufs:
-	kprof_params_exit();
-	kprof_bufs_put(kprof.bufs);
+	kprof_set_bufs(NULL);
+	kprof_bufs_put(bufs);
 free_cpumask:
 	free_cpumask_var(kprof.cpus);
 free_pcpu:
 	free_percpu(kprof_pcpu);
+exit_knobs:
+	kprof_knobs_exit();
 	return ret;
 }
 
@@ -254,7 +272,7 @@ free_pcpu:
  */
 static void __exit kprof_exit(void)
 {
-	kprof_params_exit();
+	kprof_knobs_exit();
 	kprof_cdev_exit();
 	kprof_events_exit();
 	kprof_bufs_put(kprof.bufs);

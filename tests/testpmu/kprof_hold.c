@@ -16,11 +16,14 @@
  *
  *  - knob_race_test, symbol=capable arg0=CAP_SYS_ADMIN: a write of
  *    cpu_time_max_percent=0 asks capable(CAP_SYS_ADMIN) in
- *    kprof_knob_set(), after checking the write on a copy of the limits
+ *    kprof_knobs_set(), after checking the write on a copy of the limits
  *    and before storing it;
  *  - stats_snapshot_test, symbol=kprof_throttle_admit: the overflow
  *    handler calls it after counting the overflow and before counting
- *    its outcome.
+ *    its outcome;
+ *  - ownership_race_test, symbol=kprof_counters_clear_page: a release
+ *    emptying its buffers, CPU by CPU; and mutex_lock_interruptible (its
+ *    _nested variant with lockdep): read() taking the lock of its copy.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
