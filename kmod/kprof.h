@@ -7,9 +7,10 @@
  *    under kprof.lock from ioctl/open/release, read without the lock by the
  *    cpuhp callbacks while sampling runs (it is frozen then).
  *  - struct kprof_cpu (per CPU, module lifetime) is the producer's state:
- *    the overflow handler and the self-NMI handler of that CPU are its only
- *    writers while it is active; the control path touches it only once the
- *    producer is quiesced (before START, after STOP).
+ *    the overflow handler of that CPU and the throttle's deferred work on
+ *    it (irq_work, hrtimer) are its only writers while it is active; the
+ *    control path touches it only once the producer is quiesced (before
+ *    START, after STOP).
  *  - struct kprof_bufs is the set of per-CPU ring buffers, refcounted: the
  *    device holds one reference, every mapping and every read() in flight
  *    another, so a buffer is freed only when nobody can reach it.
@@ -34,13 +35,6 @@
 #include <linux/kprof.h>
 #include "kprof_compat.h"
 #include "kprof_throttle.h"
-
-/*
- * Handler nesting levels with their own capture scratch: task, softirq,
- * hardirq and NMI, as perf's recursion contexts.  In practice kprof nests
- * at most two deep (the cpu-clock hrtimer interrupt, then an NMI).
- */
-#define KPROF_NEST_LEVELS	4
 
 /* Largest SAMPLE record: both chains at full depth. */
 #define KPROF_SAMPLE_MAX_SIZE	(sizeof(struct kprof_sample) + \
@@ -122,13 +116,8 @@ struct kprof_cpu {
 
 	/* Producer. */
 	bool			active;		/* sampling: else lost_stopped */
-	local_t			nest;		/* handler nesting depth */
+	local_t			nest;		/* handlers running: 0 or 1 */
 	local_t			publish_gen;	/* bumped by every handler exit */
-	/*
-	 * Per nesting level: time spent in handlers nested inside the one
-	 * at that level, so that its cost does not count theirs again.
-	 */
-	u64			nested_ns[KPROF_NEST_LEVELS];
 	local64_t		count[KPROF_NR_COUNTERS];
 	local64_t		pending[KPROF_NR_LOST]; /* not yet in a LOST record */
 	local_t			pending_any;	/* 0: every pending[] is 0 */
@@ -157,8 +146,7 @@ struct kprof_cpu {
 	 * fields, which go straight into the ring; a SAMPLE that wraps the
 	 * end of the ring is built here whole and copied in two pieces.
 	 */
-	u64			scratch[KPROF_NEST_LEVELS]
-				       [KPROF_SAMPLE_MAX_SIZE / sizeof(u64)];
+	u64			scratch[KPROF_SAMPLE_MAX_SIZE / sizeof(u64)];
 };
 
 struct kprof_state {

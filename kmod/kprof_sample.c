@@ -3,11 +3,15 @@
  * kprof_sample.c - the overflow handler: capture one sample.
  *
  * Runs in hardirq context (cpu-clock/task-clock hrtimers) or NMI context
- * (hardware PMU overflows, kprof's self-NMI), possibly nested: an NMI can
- * hit while the hrtimer handler of the same CPU is half way through.  So:
- * no locks, no allocation, no printk, no sleeping; per-CPU state only,
- * with local_t/local64_t operations that are atomic against nesting on the
- * same CPU, and one scratch record per nesting level.
+ * (hardware PMU overflows).  kprof has one event per CPU, so the handler
+ * never runs inside itself: an NMI does not nest in another, and the
+ * clocks' hrtimer runs with interrupts off.  What can interrupt it is
+ * other kprof code of the same CPU that its records share the ring with:
+ * the handler in NMI may arrive while the throttle's hrtimer writes an
+ * UNTHROTTLE record (kprof_buffer.c's nesting).  So: no locks, no
+ * allocation, no printk, no sleeping; per-CPU state only, with
+ * local_t/local64_t operations that are atomic against that interruption,
+ * and one scratch record per CPU.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -255,23 +259,6 @@ static bool kprof_sample_put(struct kprof_cpu *c, struct kprof_sample *scratch,
 }
 
 /*
- * This handler's cost at @t_end: its whole time minus that of handlers
- * nested in it, which they account themselves; its whole time goes to
- * the handler it nests in.
- */
-static u64 kprof_sample_cost(struct kprof_cpu *c, long level, u64 t0,
-			     u64 t_end)
-{
-	u64 cost = t_end - t0;
-
-	if (level > 1 && level - 1 <= KPROF_NEST_LEVELS)
-		c->nested_ns[level - 2] += cost;
-	if (level <= KPROF_NEST_LEVELS)
-		cost -= min(cost, c->nested_ns[level - 1]);
-	return cost;
-}
-
-/*
  * Every call counts one overflow, which ends up either as a committed
  * SAMPLE or in exactly one of the lost counters.
  *
@@ -290,25 +277,17 @@ static void kprof_sample_capture(struct kprof_cpu *c,
 				 u64 period)
 {
 	enum kprof_throttle_verdict v = KPROF_THROTTLE_SAMPLE;
-	bool kthrottled = false, committed = false;
-	struct kprof_sample *s;
+	bool kthrottled = false, committed = false, nested;
 	unsigned long pos = 0;
 	u64 t0, seq, cost, t_end;
-	long level;
 
-	level = local_inc_return(&c->nest);
-	if (level <= KPROF_NEST_LEVELS)
-		c->nested_ns[level - 1] = 0;
 	/*
-	 * The entry time only once this level's nested-time slot is ours and
-	 * zeroed (see kprof_sample_cost()): a handler nesting before the
-	 * zeroing lies outside [t0, t_end] and its cost is zeroed, one
-	 * inside the window is subtracted.  Only one nesting in the few
-	 * instructions between the zeroing and the clock read is subtracted
-	 * though outside, an undercount clamped at 0; no nested time is
-	 * ever counted twice.
+	 * The handler is never entered inside itself (see the top of this
+	 * file); were a PMU driver ever to do so, that overflow is counted
+	 * lost_nested instead of overwriting the scratch record and the
+	 * unpublished ring space of the one it interrupted.
 	 */
-	barrier();
+	nested = local_inc_return(&c->nest) > 1;
 	t0 = local_clock();
 	seq = local64_inc_return(&c->count[KPROF_CNT_OVERFLOWS]);
 
@@ -321,14 +300,14 @@ static void kprof_sample_capture(struct kprof_cpu *c,
 		kprof_count_lost(c, KPROF_LOST_THROTTLED);
 		goto throttle;
 	}
-	if (unlikely(level > KPROF_NEST_LEVELS)) {
+	if (unlikely(nested)) {
 		kprof_count_lost(c, KPROF_LOST_NESTED);
 		goto throttle;
 	}
 
 	/* With the tick the throttle counted it in. */
-	s = (struct kprof_sample *)c->scratch[level - 1];
-	committed = kprof_sample_put(c, s, regs, pchain, seq, t0, period,
+	committed = kprof_sample_put(c, (struct kprof_sample *)c->scratch,
+				     regs, pchain, seq, t0, period,
 				     c->thr.tick, &pos);
 	if (!committed)
 		kprof_count_lost(c, KPROF_LOST_FULL);
@@ -336,7 +315,7 @@ throttle:
 	kprof_throttle_after(c, event, v, kthrottled, t0);
 	kprof_buffer_wakeup(c->buf);
 	t_end = local_clock();
-	cost = kprof_sample_cost(c, level, t0, t_end);
+	cost = t_end - t0;
 	if (committed) {
 		cost = min_t(u64, cost, U32_MAX);
 		kprof_buffer_patch_u32(c->buf, pos +
