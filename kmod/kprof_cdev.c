@@ -270,6 +270,21 @@ static long kprof_ioc_get_config(void __user *uarg)
 }
 
 /*
+ * A START that failed leaves no session: the buffers it emptied for a new
+ * owner are nobody's, as after a release, so the next file may configure
+ * them; those of a same-file START stay that file's to drain.
+ */
+static void kprof_start_failed(bool fresh)
+{
+	lockdep_assert_held(&kprof.lock);
+	mutex_lock(&kprof_map_lock);
+	kprof_owner = NULL;
+	if (fresh)
+		kprof_data_owner = NULL;
+	mutex_unlock(&kprof_map_lock);
+}
+
+/*
  * The starting file owns the session.  Buffers another file maps would
  * let it drain the session: refused, as a running session refuses such
  * mappings (kprof_mmap()).
@@ -306,7 +321,7 @@ static long kprof_ioc_start(struct kprof_file *f)
 	/* Takes cpu_hotplug_lock: not under kprof_map_lock. */
 	ret = kprof_events_start(fresh, f->cred, f->pid_ns);
 	if (ret)
-		kprof_set_owner(NULL);
+		kprof_start_failed(fresh);
 unlock:
 	mutex_unlock(&kprof.lock);
 	return ret;

@@ -509,7 +509,8 @@ struct kprof_cpu_stats {
  * the group= grant), so the PMU's and the LSMs' checks judge the opener;
  * if one fails (ENOENT or EOPNOTSUPP for a hardware event without a PMU,
  * EACCES from such a check, ...) the others are
- * released, its errno is returned and nothing runs.  Counters restart
+ * released, its errno is returned and nothing runs (buffers it emptied
+ * for a new owner are nobody's then, as after a release).  Counters restart
  * at 0 (seq at 1, after any carried losses).  A START by a file other
  * than the one whose session the buffers hold empties them: data_head
  * and data_tail back to 0, the data areas zeroed, so a new owner reads no
