@@ -139,12 +139,13 @@ static long own_samples(const unsigned char *p, __u64 len, __u64 overflows,
 
 /*
  * Session B: with @map_first, map CPU 0 while stopped (nothing there:
- * A's release emptied it), else after START; run for 100 ms with a 10 s
- * period of 20 ms (a few records of its own), then check the mapping and,
- * unmapped, read().  Exit 0 when B saw only its own records and zeros;
- * else 1 with the evidence in @msg.
+ * A's release emptied it), else after START; with @configure, its own
+ * configuration, a period of 20 ms (a few records of its own), else A's;
+ * run for 100 ms, then check the mapping and, unmapped, read().  Exit 0
+ * when B saw only its own records and zeros; else 1 with the evidence in
+ * @msg.
  */
-static int run_b(int fd, int map_first, char *msg, size_t len)
+static int run_b(int fd, int map_first, int configure, char *msg, size_t len)
 {
 	struct kprof_mmap_page *pg;
 	struct kprof_config cfg;
@@ -157,7 +158,7 @@ static int run_b(int fd, int map_first, char *msg, size_t len)
 	void *p;
 
 	cfg_cpu0(&cfg, 20ULL * 1000 * 1000, 0);
-	if (kp_set_config(fd, &cfg) || kp_get_info(fd, &info)) {
+	if ((configure && kp_set_config(fd, &cfg)) || kp_get_info(fd, &info)) {
 		snprintf(msg, len, "SET_CONFIG/GET_INFO: %s", strerror(errno));
 		return 1;
 	}
@@ -237,7 +238,7 @@ static int run_b(int fd, int map_first, char *msg, size_t len)
 
 static int session_b(int fd, char *msg, size_t len)
 {
-	return run_b(fd, 1, msg, len);
+	return run_b(fd, 1, 1, msg, len);
 }
 
 /* B, never started: read() finds nothing of A's. */
@@ -255,11 +256,13 @@ static int read_unstarted(int fd, char *msg, size_t len)
 }
 
 /*
- * B while A's stopped session is still open: neither mmap nor read(); but
- * a session of its own, which START empties the buffers for.
+ * B while A's stopped session is still open: neither mmap, read() nor
+ * SET_CONFIG (A may still be reading them); but a session of its own in
+ * A's configuration, which START empties the buffers for.
  */
 static int refused_while_a_open(int fd, char *msg, size_t len)
 {
+	struct kprof_config cfg;
 	struct kprof_info info;
 	char buf[4096];
 	ssize_t got;
@@ -281,7 +284,16 @@ static int refused_while_a_open(int fd, char *msg, size_t len)
 			 got < 0 ? strerror(errno) : "A's records");
 		return 1;
 	}
-	return run_b(fd, 0, msg, len);
+	cfg_cpu0(&cfg, 20ULL * 1000 * 1000, 0);
+	if (!kp_set_config(fd, &cfg)) {
+		snprintf(msg, len, "SET_CONFIG: replaced A's buffers");
+		return 1;
+	}
+	if (errno != EBUSY) {
+		snprintf(msg, len, "SET_CONFIG: %s", strerror(errno));
+		return 1;
+	}
+	return run_b(fd, 0, 0, msg, len);
 }
 
 FIXTURE(granted) {
