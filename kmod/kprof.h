@@ -78,9 +78,11 @@ enum kprof_lost_cause {
 	KPROF_NR_LOST
 };
 
-/* One CPU's ring buffer: control page plus data pages, one vmalloc area. */
+/* One CPU's ring buffer: control page plus data pages, one vmap() area. */
 struct kprof_buf {
 	struct kprof_mmap_page	*page;		/* start of the region */
+	struct page		**pages;	/* its pages, kprof_region_free() */
+	unsigned long		nr_pages;
 	void			*data;		/* page + data_offset */
 	unsigned long		size;		/* data bytes, power of two */
 	unsigned long		watermark;	/* bytes between wakeups */

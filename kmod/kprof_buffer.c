@@ -125,9 +125,15 @@ static void kprof_bufs_uncharge(struct kprof_bufs *bufs)
 /*
  * One CPU's region, its pages on @node: perf's ring buffers are there,
  * next to the CPU that writes them.  VM_USERMAP lets remap_vmalloc_range()
- * map it; VM_MAP_PUT_PAGES hands pages and array to vfree().
+ * map it.  The pages and their array stay @b's, freed by
+ * kprof_region_free() after vunmap(), not handed to vfree() with
+ * VM_MAP_PUT_PAGES: vfree() of such an area subtracts from VmallocUsed
+ * (nr_vmalloc_pages) and the memcg's vmalloc count what vmap() never
+ * added, on kernels without the fix that made it skip them (6.13, and
+ * the stable kernels it went back to).
  */
-static void *kprof_region_alloc(unsigned long nr, int node)
+static void *kprof_region_alloc(struct kprof_buf *b, unsigned long nr,
+				int node)
 {
 	struct page **pages;
 	unsigned long i;
@@ -142,10 +148,12 @@ static void *kprof_region_alloc(unsigned long nr, int node)
 		if (!pages[i])
 			goto free_pages;
 	}
-	addr = vmap(pages, nr, VM_MAP | VM_USERMAP | VM_MAP_PUT_PAGES,
-		    PAGE_KERNEL);
-	if (addr)
+	addr = vmap(pages, nr, VM_MAP | VM_USERMAP, PAGE_KERNEL);
+	if (addr) {
+		b->pages = pages;
+		b->nr_pages = nr;
 		return addr;
+	}
 free_pages:
 	while (i--)
 		__free_page(pages[i]);
@@ -153,17 +161,29 @@ free_pages:
 	return NULL;
 }
 
+static void kprof_region_free(struct kprof_buf *b)
+{
+	unsigned long i;
+
+	vunmap(b->page);
+	for (i = 0; i < b->nr_pages; i++)
+		__free_page(b->pages[i]);
+	kvfree(b->pages);
+}
+
 static void kprof_bufs_free_regions(struct kprof_bufs *bufs)
 {
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
-		void *pg = bufs->cpu[cpu].page;
+		struct kprof_buf *b = &bufs->cpu[cpu];
 
+		if (!b->page)
+			continue;	/* kprof_bufs_alloc() failed before it */
 		if (cpumask_test_cpu(cpu, &bufs->cpus))
-			vfree(pg);
+			kprof_region_free(b);
 		else
-			free_page((unsigned long)pg);
+			free_page((unsigned long)b->page);
 	}
 }
 
@@ -180,7 +200,7 @@ static int kprof_buf_init(struct kprof_bufs *bufs, unsigned int cpu)
 	struct kprof_mmap_page *pg;
 
 	if (selected)
-		pg = kprof_region_alloc(bufs->region_size >> PAGE_SHIFT,
+		pg = kprof_region_alloc(b, bufs->region_size >> PAGE_SHIFT,
 					cpu_to_node(cpu));
 	else
 		pg = (void *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
