@@ -16,6 +16,7 @@
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cred.h>
+#include <linux/error-injection.h>
 #include <linux/kstrtox.h>
 #include <linux/log2.h>
 #include <linux/rcupdate.h>
@@ -253,9 +254,12 @@ static void kprof_build_attr(struct perf_event_attr *attr,
 /*
  * @cpu's event, created under the owner's credentials (kprof_opener_cred()
  * in kprof_cdev.c): the callers run on kernel threads, whose own would
- * pass every check the PMU and the LSMs make.
+ * pass every check the PMU and the LSMs make.  Open to fail_function
+ * (CONFIG_FAIL_FUNCTION): its callers run on the hotplug threads and a
+ * kworker, where no task's fail-nth reaches, and the fault test fails
+ * each of them in turn.
  */
-static struct perf_event *kprof_event_create(unsigned int cpu)
+static noinline struct perf_event *kprof_event_create(unsigned int cpu)
 {
 	const struct cred *old = override_creds(kprof.cred);
 	struct perf_event *event;
@@ -265,6 +269,7 @@ static struct perf_event *kprof_event_create(unsigned int cpu)
 	revert_creds(old);
 	return event;
 }
+ALLOW_ERROR_INJECTION(kprof_event_create, ERRNO);
 
 /* cpuhp startup, on @cpu: create its event if it is sampled. */
 static int kprof_cpu_online(unsigned int cpu, struct hlist_node *node)
