@@ -137,11 +137,6 @@ static struct proc *proc_find(struct usyms *u, uint32_t pid, int create)
 	return p;
 }
 
-int usyms__has_pid(const struct usyms *u, uint32_t pid)
-{
-	return !!proc_find((struct usyms *)u, pid, 0);
-}
-
 uint32_t usyms__generation(const struct usyms *u, uint32_t pid)
 {
 	const struct proc *p = proc_find((struct usyms *)u, pid, 0);
