@@ -22,6 +22,7 @@
 
 #include "kprof_throttle.h"
 #include "tool/builtin.h"
+#include "lib/util/parse.h"
 #include "lib/util/print.h"
 
 #define SIM_EXIT_OK		0
@@ -64,45 +65,6 @@ static void sim_usage(FILE *out)
 		KPROF_THROTTLE_MAX_HZ, INT_MAX,
 		KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE,
 		KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT);
-}
-
-/* Strict unsigned decimal: digits only, no sign, no overflow. */
-static int sim_parse_u64(const char *s, unsigned long long *out)
-{
-	unsigned long long v = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		unsigned int d;
-
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		d = (unsigned int)(*s - '0');
-		if (v > (ULLONG_MAX - d) / 10)
-			return -ERANGE;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
-}
-
-static int sim_parse_option(const char *name, const char *arg,
-			    unsigned long long min, unsigned long long max,
-			    unsigned long long *out)
-{
-	int err = sim_parse_u64(arg, out);
-
-	if (err == -EINVAL) {
-		p_err("--%s: '%s' is not a non-negative decimal number",
-		      name, arg);
-		return SIM_EXIT_USAGE;
-	}
-	if (err || *out < min || *out > max) {
-		p_err("--%s: %s is out of range %llu..%llu", name, arg, min, max);
-		return SIM_EXIT_USAGE;
-	}
-	return 0;
 }
 
 static int sim_parse_semantics(const char *arg, unsigned int *out)
@@ -178,19 +140,19 @@ static int sim_setup(int argc, char **argv, struct kprof_throttle_limits *l)
 	while ((opt = getopt_long(argc, argv, "+:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'z':
-			if (sim_parse_option("hz", optarg, 1,
-					     KPROF_THROTTLE_MAX_HZ, &hz))
+			if (parse__option("--hz", optarg, 1,
+					  KPROF_THROTTLE_MAX_HZ, &hz))
 				return SIM_EXIT_USAGE;
 			break;
 		case 'r':
-			if (sim_parse_option("max-sample-rate", optarg, 1,
-					     INT_MAX, &rate))
+			if (parse__option("--max-sample-rate", optarg, 1,
+					  INT_MAX, &rate))
 				return SIM_EXIT_USAGE;
 			have_rate = true;
 			break;
 		case 'p':
-			if (sim_parse_option("cpu-time-max-percent", optarg,
-					     0, 100, &pct))
+			if (parse__option("--cpu-time-max-percent", optarg,
+					  0, 100, &pct))
 				return SIM_EXIT_USAGE;
 			have_pct = true;
 			break;
@@ -224,7 +186,7 @@ static int sim_setup(int argc, char **argv, struct kprof_throttle_limits *l)
 static int sim_parse_field(unsigned long lineno, const char *what,
 			   const char *tok, unsigned long long *out)
 {
-	int err = sim_parse_u64(tok, out);
+	int err = parse__u64(tok, 10, out);
 
 	if (err)
 		p_err("line %lu: %s '%s' is %s", lineno, what, tok,
