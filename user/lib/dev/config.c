@@ -325,34 +325,8 @@ int config__parse_event(struct kprof_config *c, const char *event, int *sample_g
 
 int config__parse_cpus(struct kprof_config *c, const char *list)
 {
-	const char *p = list;
-
-	memset(c->cpumask, 0, sizeof(c->cpumask));
-	while (*p) {
-		char *end;
-		unsigned long a = strtoul(p, &end, 10), b = a, cpu;
-
-		if (end == p)
-			goto bad;
-		p = end;
-		if (*p == '-') {
-			b = strtoul(p + 1, &end, 10);
-			if (end == p + 1)
-				goto bad;
-			p = end;
-		}
-		if (a > b || b >= KPROF_MAX_CPUS)
-			goto bad;
-		for (cpu = a; cpu <= b; cpu++)
-			c->cpumask[cpu / 64] |= 1ULL << (cpu % 64);
-		if (*p == ',')
-			p++;
-		else if (*p)
-			goto bad;
-	}
-	if (p != list)
+	if (!parse__cpu_list(list, c->cpumask, KPROF_MAX_CPUS))
 		return 0;
-bad:
 	p_err("bad CPU list '%s' for -C: use e.g. 0,2-3 (CPUs below %d)", list, KPROF_MAX_CPUS);
 	return -EINVAL;
 }
