@@ -178,13 +178,13 @@ tests: $(if $(wildcard user/Makefile),user)
 check: tests lint
 	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --testpmu --build-only || exit; done
 	PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/vm/selftest tests/vm/testpmu-selftest \
-		tests/host/dkms-check tests/host/arch-check tests/host/production-check tests/host/report-check \
+		tests/host/dkms-check tests/host/install-check tests/host/arch-check tests/host/production-check tests/host/report-check \
 		tests/host/browser-check tests/experiments/safety-vm \
 		$(addprefix tests/vm/kernel-,$(VM_KERNELS)) tests/vm/kernel-6.1-icount \
 		tests/host/convert-check
 
 check-quick: tests lint
-	KPROF_SELFTEST_KERNELS=6.1 PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/host/arch-check \
+	KPROF_SELFTEST_KERNELS=6.1 PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/host/arch-check tests/host/install-check \
 		tests/host/production-check tests/host/report-check \
 		tests/host/browser-check tests/vm/selftest tests/experiments/safety-vm tests/vm/kernel-6.1
 
