@@ -7,11 +7,14 @@
  * map's path.  The session that records the capture reads the map; the map
  * is then deleted, so kprofcat -i can only name the frames from the copy
  * the capture keeps.  With perf installed, perf script on the converted
- * file, with the map back in place, names the same frames.
+ * file, with the map back in place, names the same frames.  A JIT writes
+ * its map as it compiles: a frame the map did not name yet is named once
+ * the map has grown, and names handed out before stay valid.
  *
  * The pid is the test's own, so the map written is one no other process
  * owns.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,13 +50,13 @@ static int write_dso(void *w, const void *blob, size_t len)
 	return capture__write(w, KPCAP_DSO, 0, blob, len);
 }
 
-static int write_map(const char *path)
+static int write_map(const char *path, const char *mode, const char *text)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = fopen(path, mode);
 
 	if (!f)
 		return -1;
-	fputs(map_text, f);
+	fputs(text, f);
 	return fclose(f);
 }
 
@@ -143,7 +146,7 @@ TEST_F(jit, frames_named_from_the_map_and_from_the_capture)
 {
 	char cmd[3 * PATH_MAX];
 
-	ASSERT_EQ(0, write_map(self->map));
+	ASSERT_EQ(0, write_map(self->map, "w", map_text));
 	ASSERT_EQ(0, record(self->cap, self->pid));
 	ASSERT_EQ(0, unlink(self->map));
 
@@ -152,13 +155,41 @@ TEST_F(jit, frames_named_from_the_map_and_from_the_capture)
 
 	if (system("command -v perf >/dev/null"))
 		SKIP(return, "no perf (linux-perf) for the converted file: make deps");
-	ASSERT_EQ(0, write_map(self->map));
+	ASSERT_EQ(0, write_map(self->map, "w", map_text));
 	snprintf(cmd, sizeof(cmd), "%s convert --to-perf-data %s.data -i %s 2>/dev/null",
 		 self->kprofcat, self->cap, self->cap);
 	ASSERT_EQ(0, system(cmd));
 	snprintf(cmd, sizeof(cmd), "perf script -i %s.data --symfs %s.data.symfs -F ip,sym,symoff,dso 2>/dev/null",
 		 self->cap, self->cap);
 	expect_frames(_metadata, cmd, self->map);
+}
+
+TEST_F(jit, map_read_again_once_it_grows)
+{
+	struct pev anon = { .type = PEV_MMAP, .pid = self->pid, .start = JIT_START,
+			    .len = JIT_LEN, .path = "//anon" };
+	const char *first_line_end = strchr(map_text, '\n') + 1;
+	char first[64];
+	struct usyms *u = usyms__new();
+	struct usym r;
+	const char *hot;
+
+	ASSERT_NE(NULL, u);
+	snprintf(first, sizeof(first), "%.*s", (int)(first_line_end - map_text), map_text);
+	ASSERT_EQ(0, write_map(self->map, "w", first));
+	ASSERT_EQ(0, usyms__apply(u, &anon));
+	ASSERT_EQ(0, usyms__resolve(u, self->pid, 1, 0x7f1000000110ULL, &r));
+	hot = r.name;
+	ASSERT_STREQ("jit_hot", hot);
+	/* Not in the map yet: unnamed, and not an answer to keep. */
+	ASSERT_EQ(-ENOENT, usyms__resolve(u, self->pid, 2, 0x7f1000000205ULL, &r));
+	EXPECT_EQ(0, r.stable);
+	ASSERT_EQ(0, write_map(self->map, "a", first_line_end));
+	ASSERT_EQ(0, usyms__resolve(u, self->pid, 3, 0x7f1000000205ULL, &r));
+	EXPECT_STREQ("LazyCompile:*spin /srv/app.js:12", r.name);
+	EXPECT_EQ(5, r.off);
+	EXPECT_STREQ("jit_hot", hot);
+	usyms__free(u);
 }
 
 TEST_HARNESS_MAIN
