@@ -9,12 +9,17 @@
  * the capture keeps.  With perf installed, perf script on the converted
  * file, with the map back in place, names the same frames.  A JIT writes
  * its map as it compiles: a frame the map did not name yet is named once
- * the map has grown, and names handed out before stay valid.
+ * the map has grown, and names handed out before stay valid.  Last, real
+ * samples: perf record of progs/jitspin, code generated at run time and
+ * named in its map as JITs do, turned into a capture by perf2kpcap (as
+ * tests/host/convert-check does): kprofcat -i prints every JIT frame of
+ * every sample as perf script prints it.
  *
  * The pid is the test's own, so the map written is one no other process
  * owns.
  */
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +195,87 @@ TEST_F(jit, map_read_again_once_it_grows)
 	EXPECT_EQ(5, r.off);
 	EXPECT_STREQ("jit_hot", hot);
 	usyms__free(u);
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lines of TXT that end in " (MAP)", sorted, one string; NULL: none. */
+static char *jit_frames(char *txt, const char *map)
+{
+	char want[80], **lines = NULL, *line, *save = NULL, *out;
+	size_t n = 0, len = 1, i;
+
+	snprintf(want, sizeof(want), " (%s)", map);
+	for (line = strtok_r(txt, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t l = strlen(line);
+
+		if (l < strlen(want) || strcmp(line + l - strlen(want), want))
+			continue;
+		lines = realloc(lines, (n + 1) * sizeof(*lines));
+		if (!lines)
+			return NULL;
+		lines[n++] = line;
+		len += l + 1;
+	}
+	if (!n)
+		return NULL;
+	qsort(lines, n, sizeof(*lines), cmp_line);
+	out = calloc(1, len);
+	for (i = 0; out && i < n; i++)
+		strcat(strcat(out, lines[i]), "\n");
+	free(lines);
+	return out;
+}
+
+TEST_F(jit, perf_record_of_a_jit_reads_as_perf_script)
+{
+	char self_exe[PATH_MAX], prog[PATH_MAX + 32], p2k[PATH_MAX + 32], cmd[4 * PATH_MAX];
+	char *out, *kp, *pf, *kp_frames, *pf_frames, *dir;
+	ssize_t n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+
+	ASSERT_LT(0, n);
+	self_exe[n] = '\0';
+	/* OUTPUT/host/jitmap_test: OUTPUT/progs/jitspin, OUTPUT/tools/perf2kpcap */
+	dir = dirname(self_exe);
+	snprintf(prog, sizeof(prog), "%s/../progs/jitspin", dir);
+	snprintf(p2k, sizeof(p2k), "%s/../tools/perf2kpcap", dir);
+	ASSERT_EQ(0, access(prog, X_OK)) TH_LOG("make tests builds %s", prog);
+	ASSERT_EQ(0, access(p2k, X_OK)) TH_LOG("make tests builds %s", p2k);
+	if (system("command -v perf >/dev/null"))
+		SKIP(return, "no perf (linux-perf): make deps");
+	snprintf(cmd, sizeof(cmd), "perf record -q -e cpu-clock -c 250000 -g --sample-cpu -o %s.data -- %s 1 2>/dev/null",
+		 self->cap, prog);
+	out = cmd_output(cmd);
+	if (!out)
+		SKIP(return, "perf record cannot sample here (perf_event_paranoid?)");
+	/* jitspin prints its map's path; the teardown removes it. */
+	ASSERT_EQ(1, sscanf(out, "%63s", self->map));
+	free(out);
+	snprintf(cmd, sizeof(cmd), "perf report -D -i %s.data 2>/dev/null | %s %s >/dev/null",
+		 self->cap, p2k, self->cap);
+	ASSERT_EQ(0, system(cmd));
+
+	snprintf(cmd, sizeof(cmd), "%s -i %s", self->kprofcat, self->cap);
+	kp = cmd_output(cmd);
+	snprintf(cmd, sizeof(cmd), "perf script -i %s.data -F ip,sym,symoff,dso 2>/dev/null",
+		 self->cap);
+	pf = cmd_output(cmd);
+	ASSERT_NE(NULL, kp);
+	ASSERT_NE(NULL, pf);
+	pf_frames = jit_frames(pf, self->map);
+	kp_frames = jit_frames(kp, self->map);
+	ASSERT_NE(NULL, pf_frames) TH_LOG("perf script printed no frame in %s", self->map);
+	EXPECT_LT(0, count_occurrences(pf_frames, " jit_spin_a+0x"));
+	EXPECT_LT(0, count_occurrences(pf_frames, " LazyCompile:*spin_b /srv/b.js:7+0x"));
+	ASSERT_NE(NULL, kp_frames) TH_LOG("kprofcat printed no frame in %s", self->map);
+	EXPECT_STREQ(pf_frames, kp_frames);
+	free(pf_frames);
+	free(kp_frames);
+	free(pf);
+	free(kp);
 }
 
 TEST_HARNESS_MAIN
