@@ -11,6 +11,8 @@
 #   make lint    checkpatch --strict on all C (user/ and tests/ in its
 #                user-space mode), sparse on the kernel code
 #   make dkms-check  dkms builds kprof.ko for both test-bed kernels (no install)
+#   make install     kprofcat, its man page and the module's source for DKMS
+#                    (PREFIX, DESTDIR); make uninstall removes them
 #   make deps    install/fetch what all of this needs (scripts/deps)
 # Each target installs or builds what it needs the first time it runs
 # (scripts/deps --build, --demo, --quick or all of it; see below).
@@ -82,7 +84,7 @@ DEPS_OK := $(and $(QUICK_OK), $(if $(MISSING_KERNELS),,kernels), \
 # (MAKE_RESTARTS), so a deps run that leaves something missing fails in
 # the build that needs it instead of looping.
 GOALS := $(or $(MAKECMDGOALS),all)
-BUILD_GOALS := all kmod user clean
+BUILD_GOALS := all kmod user clean install
 DEMO_GOALS := $(BUILD_GOALS) demo
 QUICK_GOALS := $(DEMO_GOALS) check-quick tests checkpatch
 ifeq ($(filter-out $(BUILD_GOALS),$(GOALS)),)
@@ -91,7 +93,7 @@ else ifeq ($(filter-out $(DEMO_GOALS),$(GOALS)),)
   DEPS_RUN := $(if $(DEMO_OK),,scripts/deps --demo)
 else ifeq ($(filter-out $(QUICK_GOALS),$(GOALS)),)
   DEPS_RUN := $(if $(QUICK_OK),,scripts/deps --quick)
-else ifneq ($(filter-out deps clean,$(GOALS)),)
+else ifneq ($(filter-out deps clean uninstall,$(GOALS)),)
   DEPS_RUN := $(if $(DEPS_OK),,scripts/deps)
 endif
 ifneq ($(DEPS_RUN),)
@@ -143,7 +145,7 @@ TEST_LINT_IGNORE := $(USER_LINT_IGNORE),MACRO_WITH_FLOW_CONTROL,\
 	BRACES,NAKED_SSCANF,REPEATED_WORD,AVOID_EXTERNS
 
 .PHONY: all kmod user tests deps check check-quick lint checkpatch sparse layering demo experiment \
-	bench clean dkms-check
+	bench clean dkms-check install uninstall
 
 all: kmod user
 
@@ -176,13 +178,13 @@ tests: $(if $(wildcard user/Makefile),user)
 check: tests lint
 	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --testpmu --build-only || exit; done
 	PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/vm/selftest tests/vm/testpmu-selftest \
-		tests/host/dkms-check tests/host/arch-check tests/host/production-check tests/host/report-check \
+		tests/host/dkms-check tests/host/install-check tests/host/arch-check tests/host/production-check tests/host/report-check \
 		tests/host/browser-check tests/experiments/safety-vm \
 		$(addprefix tests/vm/kernel-,$(VM_KERNELS)) tests/vm/kernel-6.1-icount \
 		tests/host/convert-check
 
 check-quick: tests lint
-	KPROF_SELFTEST_KERNELS=6.1 PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/host/arch-check \
+	KPROF_SELFTEST_KERNELS=6.1 PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/host/arch-check tests/host/install-check \
 		tests/host/production-check tests/host/report-check \
 		tests/host/browser-check tests/vm/selftest tests/experiments/safety-vm tests/vm/kernel-6.1
 
@@ -197,6 +199,46 @@ layering: kmod user
 # temporary dkms tree: nothing installed, nothing loaded (also in check).
 dkms-check:
 	tests/host/dkms-check
+
+# kprofcat and its man page go under $(DESTDIR)$(PREFIX); the module's
+# source goes where DKMS looks for a package's source, whatever the
+# prefix: $(DESTDIR)/usr/src/kprof-VERSION, ready for `dkms add`.  Neither
+# target runs dkms: registering the module builds and installs it for
+# every kernel with headers, root's decision (and a DESTDIR is no system),
+# so install prints the commands, and uninstall the one that unregisters
+# the module its source built.
+PREFIX ?= /usr/local
+KPROF_VERSION := $(shell cat VERSION)
+DKMS_SRC := /usr/src/kprof-$(KPROF_VERSION)
+# What a DKMS build reads: dkms.conf and the VERSION it reads, the top
+# Kbuild (obj-m += kmod/), kmod/ and the headers it includes from
+# include/uapi and common/ (tests/host/dkms-check builds from the same).
+DKMS_FILES = dkms.conf VERSION Kbuild kmod/Kbuild \
+	$(filter-out %.mod.c,$(wildcard kmod/*.[ch])) \
+	$(wildcard include/uapi/linux/*.h common/*.h)
+DKMS_DIRS := kmod include/uapi/linux include/uapi include common
+INSTALL_BIN := $(DESTDIR)$(PREFIX)/bin/kprofcat
+INSTALL_MAN := $(DESTDIR)$(PREFIX)/share/man/man1/kprofcat.1
+
+install: user
+	install -D -m 0755 user/kprofcat $(INSTALL_BIN)
+	install -D -m 0644 user/kprofcat.1 $(INSTALL_MAN)
+	@set -e; for f in $(DKMS_FILES); do \
+		install -D -m 0644 $$f $(DESTDIR)$(DKMS_SRC)/$$f; done
+	@echo "kprof: module source in $(DESTDIR)$(DKMS_SRC); to build kprof.ko for every"
+	@echo "kernel with headers, and again when a new kernel's headers arrive:"
+	@echo "  sudo dkms add kprof/$(KPROF_VERSION)"
+	@echo "  sudo dkms build kprof/$(KPROF_VERSION)"
+	@echo "  sudo dkms install kprof/$(KPROF_VERSION)"
+	@echo "  sudo modprobe kprof"
+
+uninstall:
+	@echo "kprof: DKMS builds kprof.ko from $(DKMS_SRC); if it still has kprof/$(KPROF_VERSION):"
+	@echo "  sudo dkms remove kprof/$(KPROF_VERSION) --all"
+	rm -f $(INSTALL_BIN) $(INSTALL_MAN)
+	rm -f $(addprefix $(DESTDIR)$(DKMS_SRC)/,$(DKMS_FILES))
+	@set -e; for d in $(addprefix $(DESTDIR)$(DKMS_SRC)/,$(DKMS_DIRS)) $(DESTDIR)$(DKMS_SRC); do \
+		if [ -d $$d ]; then rmdir $$d; fi; done
 
 # LINUX_VERSION_CODE is ignored: an out-of-tree module that supports 6.1
 # and 6.12 needs version checks, which in-tree code never does.

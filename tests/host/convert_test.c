@@ -26,6 +26,7 @@
 #include "kselftest_harness.h"
 
 #include "lib/capture/capture.h"
+#include "lib/symbols/usyms.h"
 #include "lib/util/print.h"
 #include "cmd_output.h"
 #include "synth.h"

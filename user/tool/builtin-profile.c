@@ -19,6 +19,7 @@
 #include "tool/builtin.h"
 #include "lib/dev/kparams.h"
 #include "lib/stream/output.h"
+#include "lib/util/parse.h"
 #include "lib/util/print.h"
 #include "lib/stream/replay.h"
 #include "tool/output/output_flamegraph.h"
@@ -143,20 +144,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int parse_u64(const char *opt, const char *s, unsigned long long max,
-		     unsigned long long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	if (errno || end == s || *end || s[0] == '-' || !*out || *out > max) {
-		p_err("bad value '%s' for %s: want a number from 1 to %llu", s, opt, max);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /*
  * What insmod set (kparams.h) stands in for the options not given: -F/-c
  * (unless the event has a period or freq term), -e, -C, --buffer-pages,
@@ -241,7 +228,7 @@ static int opt_freq(struct prof *p, int opt, char *arg)
 		p->freq = 1;	/* raised to the max at configure time */
 		return OPT_OK;
 	}
-	if (parse_u64("-F", arg, 0x7fffffff, &p->freq))
+	if (parse__option("-F", arg, 1, 0x7fffffff, &p->freq))
 		return OPT_ERR;
 	p->o.freq_src = FREQ_USER;
 	return OPT_OK;
@@ -250,7 +237,7 @@ static int opt_freq(struct prof *p, int opt, char *arg)
 static int opt_count(struct prof *p, int opt, char *arg)
 {
 	(void)opt;
-	return parse_u64("-c", arg, ~0ULL >> 1, &p->period) ? OPT_ERR : OPT_OK;
+	return parse__option("-c", arg, 1, ~0ULL >> 1, &p->period) ? OPT_ERR : OPT_OK;
 }
 
 static int opt_call_graph(struct prof *p, int opt, char *arg)
@@ -287,7 +274,7 @@ static int opt_pid(struct prof *p, int opt, char *arg)
 	unsigned long long v;
 
 	(void)opt;
-	if (parse_u64("-p", arg, 1 << 22, &v))
+	if (parse__option("-p", arg, 1, 1 << 22, &v))
 		return OPT_ERR;
 	p->o.pid = v;
 	return OPT_OK;
@@ -311,7 +298,7 @@ static int opt_buffer_pages(struct prof *p, int opt, char *arg)
 	unsigned long long v;
 
 	(void)opt;
-	if (parse_u64("--buffer-pages", arg, ~0ULL, &v))
+	if (parse__option("--buffer-pages", arg, 1, ~0ULL, &v))
 		return OPT_ERR;
 	if (v > KPROF_MAX_BUFFER_PAGES) {
 		p_err("--buffer-pages %llu is above kprof.ko's limit of %d pages per CPU buffer: use at most %d",
@@ -331,7 +318,7 @@ static int opt_watermark(struct prof *p, int opt, char *arg)
 	unsigned long long v;
 
 	(void)opt;
-	if (parse_u64("--watermark", arg, 1U << 31, &v))
+	if (parse__option("--watermark", arg, 1, 1U << 31, &v))
 		return OPT_ERR;
 	p->o.cfg.watermark = v;
 	return OPT_OK;

@@ -16,15 +16,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kprof_throttle.h"
 #include "tool/builtin.h"
-
-#define SIM_NAME		"kprofcat throttle-sim"
+#include "lib/util/parse.h"
+#include "lib/util/print.h"
 
 #define SIM_EXIT_OK		0
 #define SIM_EXIT_OUTPUT		1
@@ -68,76 +67,59 @@ static void sim_usage(FILE *out)
 		KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT);
 }
 
-/* The one error printer: "kprofcat throttle-sim: <message>". */
-static int sim_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(SIM_NAME ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return SIM_EXIT_USAGE;
-}
-
-/* Strict unsigned decimal: digits only, no sign, no overflow. */
-static int sim_parse_u64(const char *s, unsigned long long *out)
-{
-	unsigned long long v = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		unsigned int d;
-
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		d = (unsigned int)(*s - '0');
-		if (v > (ULLONG_MAX - d) / 10)
-			return -ERANGE;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
-}
-
-static int sim_parse_option(const char *name, const char *arg,
-			    unsigned long long min, unsigned long long max,
-			    unsigned long long *out)
-{
-	int err = sim_parse_u64(arg, out);
-
-	if (err == -EINVAL)
-		return sim_err("--%s: '%s' is not a non-negative decimal number",
-			       name, arg);
-	if (err || *out < min || *out > max)
-		return sim_err("--%s: %s is out of range %llu..%llu",
-			       name, arg, min, max);
-	return 0;
-}
-
 static int sim_parse_semantics(const char *arg, unsigned int *out)
 {
-	if (!strcmp(arg, "ge"))
+	if (!strcmp(arg, "ge")) {
 		*out = KPROF_THROTTLE_GE;
-	else if (!strcmp(arg, "gt"))
+	} else if (!strcmp(arg, "gt")) {
 		*out = KPROF_THROTTLE_GT;
-	else if (!strcmp(arg, "shadow"))
+	} else if (!strcmp(arg, "shadow")) {
 		*out = KPROF_THROTTLE_SHADOW;
-	else
-		return sim_err("--semantics: '%s' is not one of ge, gt, shadow",
-			       arg);
+	} else {
+		p_err("--semantics: '%s' is not one of ge, gt, shadow", arg);
+		return SIM_EXIT_USAGE;
+	}
 	return 0;
 }
 
 /*
- * Apply the options in the order an administrator would have to: HZ is the
+ * Apply the limits in the order an administrator would have to: HZ is the
  * kernel's build, then kernel.perf_cpu_time_max_percent, then
  * kernel.perf_event_max_sample_rate - whose handler refuses every write
  * while the percentage is 0 or 100, so an explicit rate other than the
  * default is an error there, as it is with sysctl.
  */
+static int sim_limits(struct kprof_throttle_limits *l, unsigned long long hz,
+		      unsigned int semantics, const unsigned long long *pct,
+		      const unsigned long long *rate)
+{
+	int err;
+
+	if (kprof_throttle_limits_init(l, (__u32)hz, semantics)) {
+		p_err("--hz %llu is not supported", hz);
+		return SIM_EXIT_USAGE;
+	}
+	if (pct) {
+		if (kprof_throttle_set_cpu_time_max_percent(l, *pct)) {
+			p_err("--cpu-time-max-percent %llu refused", *pct);
+			return SIM_EXIT_USAGE;
+		}
+		if (!kprof_throttle_cost_control_enabled(l))
+			p_warn("--cpu-time-max-percent %llu switches the cost controller off (the kernel warns: \"Dynamic interrupt throttling disabled, can hang your system!\")",
+			       *pct);
+	}
+	if (!rate || *rate == (unsigned long long)l->max_sample_rate)
+		return 0;
+	err = kprof_throttle_set_max_sample_rate(l, *rate);
+	if (err && (l->cpu_time_max_percent == 0 ||
+		    l->cpu_time_max_percent == 100))
+		p_err("--max-sample-rate %llu refused (EINVAL): the kernel refuses perf_event_max_sample_rate writes while perf_cpu_time_max_percent is %d",
+		      *rate, l->cpu_time_max_percent);
+	else if (err)
+		p_err("--max-sample-rate %llu refused (%s)", *rate, strerror(-err));
+	return err ? SIM_EXIT_USAGE : 0;
+}
+
 static int sim_setup(int argc, char **argv, struct kprof_throttle_limits *l)
 {
 	static const struct option options[] = {
@@ -151,26 +133,26 @@ static int sim_setup(int argc, char **argv, struct kprof_throttle_limits *l)
 	unsigned long long hz = 250, rate = 0, pct = 0;
 	bool have_rate = false, have_pct = false;
 	unsigned int semantics = KPROF_THROTTLE_GE;
-	int opt, err;
+	int opt;
 
 	optind = 0;	/* glibc: full reinitialisation of getopt */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'z':
-			if (sim_parse_option("hz", optarg, 1,
-					     KPROF_THROTTLE_MAX_HZ, &hz))
+			if (parse__option("--hz", optarg, 1,
+					  KPROF_THROTTLE_MAX_HZ, &hz))
 				return SIM_EXIT_USAGE;
 			break;
 		case 'r':
-			if (sim_parse_option("max-sample-rate", optarg, 1,
-					     INT_MAX, &rate))
+			if (parse__option("--max-sample-rate", optarg, 1,
+					  INT_MAX, &rate))
 				return SIM_EXIT_USAGE;
 			have_rate = true;
 			break;
 		case 'p':
-			if (sim_parse_option("cpu-time-max-percent", optarg,
-					     0, 100, &pct))
+			if (parse__option("--cpu-time-max-percent", optarg,
+					  0, 100, &pct))
 				return SIM_EXIT_USAGE;
 			have_pct = true;
 			break;
@@ -182,37 +164,35 @@ static int sim_setup(int argc, char **argv, struct kprof_throttle_limits *l)
 			sim_usage(stdout);
 			return -1;
 		case ':':
-			return sim_err("%s needs a value", argv[optind - 1]);
+			p_err("%s needs a value", argv[optind - 1]);
+			return SIM_EXIT_USAGE;
 		default:
 			if (optopt)
-				return sim_err("unknown option '-%c'", optopt);
-			return sim_err("unknown option '%s'", argv[optind - 1]);
+				p_err("unknown option '-%c'", optopt);
+			else
+				p_err("unknown option '%s'", argv[optind - 1]);
+			return SIM_EXIT_USAGE;
 		}
 	}
-	if (optind < argc)
-		return sim_err("unexpected argument '%s' (the trace is read from stdin)",
-			       argv[optind]);
+	if (optind < argc) {
+		p_err("unexpected argument '%s' (the trace is read from stdin)",
+		      argv[optind]);
+		return SIM_EXIT_USAGE;
+	}
+	return sim_limits(l, hz, semantics, have_pct ? &pct : NULL,
+			  have_rate ? &rate : NULL);
+}
 
-	if (kprof_throttle_limits_init(l, (__u32)hz, semantics))
-		return sim_err("--hz %llu is not supported", hz);
-	if (have_pct) {
-		if (kprof_throttle_set_cpu_time_max_percent(l, pct))
-			return sim_err("--cpu-time-max-percent %llu refused", pct);
-		if (!kprof_throttle_cost_control_enabled(l))
-			fprintf(stderr, SIM_NAME ": note: --cpu-time-max-percent %llu switches the cost controller off (the kernel warns: \"Dynamic interrupt throttling disabled, can hang your system!\")\n",
-				pct);
-	}
-	if (have_rate && rate != (unsigned long long)l->max_sample_rate) {
-		err = kprof_throttle_set_max_sample_rate(l, rate);
-		if (err && (l->cpu_time_max_percent == 0 ||
-			    l->cpu_time_max_percent == 100))
-			return sim_err("--max-sample-rate %llu refused (EINVAL): the kernel refuses perf_event_max_sample_rate writes while perf_cpu_time_max_percent is %d",
-				       rate, l->cpu_time_max_percent);
-		if (err)
-			return sim_err("--max-sample-rate %llu refused (%s)",
-				       rate, strerror(-err));
-	}
-	return 0;
+static int sim_parse_field(unsigned long lineno, const char *what,
+			   const char *tok, unsigned long long *out)
+{
+	int err = parse__u64(tok, 10, out);
+
+	if (err)
+		p_err("line %lu: %s '%s' is %s", lineno, what, tok,
+		      err == -ERANGE ? "too large" :
+		      "not a non-negative decimal number");
+	return err;
 }
 
 /*
@@ -226,7 +206,7 @@ static int sim_parse_line(char *line, unsigned long lineno,
 	static const char *const sep = " \t\r\n\v\f";
 	char *hash = strchr(line, '#');
 	char *tok[4], *save = NULL;
-	int n = 0, err;
+	int n = 0;
 
 	if (hash)
 		*hash = '\0';
@@ -235,31 +215,21 @@ static int sim_parse_line(char *line, unsigned long lineno,
 		tok[n++] = t;
 	if (n == 0)
 		return 0;
-	if (n < 2 || n > 3)
-		return -sim_err("line %lu: expected \"TIMESTAMP_NS COST_NS [TICK]\", found %s",
-				lineno, n == 1 ? "1 field" : "more than 3 fields");
-	if (*fields && n != *fields)
-		return -sim_err("line %lu: %d fields after lines of %d: give TICK on every line or on none",
-				lineno, n, *fields);
-	*fields = n;
-	if (n == 3) {
-		err = sim_parse_u64(tok[2], tick);
-		if (err)
-			return -sim_err("line %lu: tick '%s' is %s", lineno,
-					tok[2], err == -ERANGE ? "too large" :
-					"not a non-negative decimal number");
+	if (n < 2 || n > 3) {
+		p_err("line %lu: expected \"TIMESTAMP_NS COST_NS [TICK]\", found %s",
+		      lineno, n == 1 ? "1 field" : "more than 3 fields");
+		return -SIM_EXIT_USAGE;
 	}
-
-	err = sim_parse_u64(tok[0], ts);
-	if (err)
-		return -sim_err("line %lu: timestamp '%s' is %s", lineno, tok[0],
-				err == -ERANGE ? "too large" :
-				"not a non-negative decimal number");
-	err = sim_parse_u64(tok[1], cost);
-	if (err)
-		return -sim_err("line %lu: cost '%s' is %s", lineno, tok[1],
-				err == -ERANGE ? "too large" :
-				"not a non-negative decimal number");
+	if (*fields && n != *fields) {
+		p_err("line %lu: %d fields after lines of %d: give TICK on every line or on none",
+		      lineno, n, *fields);
+		return -SIM_EXIT_USAGE;
+	}
+	*fields = n;
+	if ((n == 3 && sim_parse_field(lineno, "tick", tok[2], tick)) ||
+	    sim_parse_field(lineno, "timestamp", tok[0], ts) ||
+	    sim_parse_field(lineno, "cost", tok[1], cost))
+		return -SIM_EXIT_USAGE;
 	return 1;
 }
 
@@ -337,8 +307,9 @@ static int sim_run(FILE *in, struct kprof_throttle_limits *l)
 		if (r == 0)
 			continue;
 		if (tot.interrupts && ts < prev_ts) {
-			ret = sim_err("line %lu: timestamp %llu is before the previous one (%llu); timestamps must not decrease",
-				      lineno, ts, prev_ts);
+			p_err("line %lu: timestamp %llu is before the previous one (%llu); timestamps must not decrease",
+			      lineno, ts, prev_ts);
+			ret = SIM_EXIT_USAGE;
 			goto free_line;
 		}
 		prev_ts = ts;
@@ -346,8 +317,8 @@ static int sim_run(FILE *in, struct kprof_throttle_limits *l)
 		sim_interrupt(l, &cpu, &tot, ts, cost, tick, fields);
 	}
 	if (ferror(in)) {
-		ret = sim_err("reading stdin after line %lu: %s", lineno,
-			      strerror(errno));
+		p_err("reading stdin after line %lu: %s", lineno, strerror(errno));
+		ret = SIM_EXIT_USAGE;
 		goto free_line;
 	}
 
@@ -373,7 +344,7 @@ int throttle_sim_main(int argc, char **argv)
 
 	ret = sim_run(stdin, &limits);
 	if (fflush(stdout) || ferror(stdout)) {
-		sim_err("writing stdout: %s", strerror(errno));
+		p_err("writing stdout: %s", strerror(errno));
 		return SIM_EXIT_OUTPUT;
 	}
 	return ret;

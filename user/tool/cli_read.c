@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "tool/cli_read.h"
+#include "lib/util/parse.h"
 #include "lib/util/print.h"
 
 int cli_read__option(int opt, const char *arg, struct read_opts *r)
@@ -18,9 +19,7 @@ int cli_read__option(int opt, const char *arg, struct read_opts *r)
 
 	switch (opt) {
 	case OPT_TID:
-		errno = 0;
-		v = strtoull(arg, &end, 10);
-		if (errno || end == arg || *end || arg[0] == '-' || v >= 1 << 22) {
+		if (parse__u64(arg, 10, &v) || v >= 1 << 22) {
 			p_err("bad value '%s' for --tid: want a thread id below %u", arg, 1U << 22);
 			return -1;
 		}

@@ -14,6 +14,7 @@
 #include <linux/kprof.h>
 
 #include "lib/capture/capture.h"
+#include "lib/symbols/usyms.h"
 #include "lib/util/print.h"
 
 #define REC_BUF_SIZE	(256 * 1024)

@@ -50,8 +50,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/symbols/usyms.h"
-
 #define KPCAP_MAGIC	"KPROFCAP"
 #define KPCAP_VERSION	2
 
@@ -90,6 +88,7 @@ struct kpcap_pev {
 
 struct capture_writer;
 struct capture_reader;
+struct pev;
 
 struct capture_writer *capture__create(const char *path);
 int capture__write(struct capture_writer *w, uint32_t type, uint32_t arg,

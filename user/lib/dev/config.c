@@ -19,6 +19,7 @@
 #include <linux/perf_event.h>
 
 #include "lib/dev/config.h"
+#include "lib/util/parse.h"
 #include "lib/util/print.h"
 
 static const struct {
@@ -105,11 +106,7 @@ static void pmu_format_names(const char *pmu, char *out, size_t len)
 
 static int parse_value(const char *event, const char *term, const char *s, __u64 *v)
 {
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || s[0] == '-') {
+	if (parse__u64(s, 0, v)) {
 		p_err("bad value '%s' for term '%s' in event '%s': want a number (decimal or 0x hex)",
 		      s, term, event);
 		return -EINVAL;
@@ -312,11 +309,10 @@ int config__parse_event(struct kprof_config *c, const char *event, int *sample_g
 			return 0;
 		}
 	}
-	if (name[0] == 'r' && name[1]) {
-		char *end;
-		unsigned long long code = strtoull(name + 1, &end, 16);
+	if (name[0] == 'r') {
+		unsigned long long code;
 
-		if (!*end) {
+		if (!parse__u64(name + 1, 16, &code)) {
 			c->type = PERF_TYPE_RAW;
 			c->config = code;
 			return 0;
@@ -329,34 +325,8 @@ int config__parse_event(struct kprof_config *c, const char *event, int *sample_g
 
 int config__parse_cpus(struct kprof_config *c, const char *list)
 {
-	const char *p = list;
-
-	memset(c->cpumask, 0, sizeof(c->cpumask));
-	while (*p) {
-		char *end;
-		unsigned long a = strtoul(p, &end, 10), b = a, cpu;
-
-		if (end == p)
-			goto bad;
-		p = end;
-		if (*p == '-') {
-			b = strtoul(p + 1, &end, 10);
-			if (end == p + 1)
-				goto bad;
-			p = end;
-		}
-		if (a > b || b >= KPROF_MAX_CPUS)
-			goto bad;
-		for (cpu = a; cpu <= b; cpu++)
-			c->cpumask[cpu / 64] |= 1ULL << (cpu % 64);
-		if (*p == ',')
-			p++;
-		else if (*p)
-			goto bad;
-	}
-	if (p != list)
+	if (!parse__cpu_list(list, c->cpumask, KPROF_MAX_CPUS))
 		return 0;
-bad:
 	p_err("bad CPU list '%s' for -C: use e.g. 0,2-3 (CPUs below %d)", list, KPROF_MAX_CPUS);
 	return -EINVAL;
 }

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include "lib/dev/kdev.h"
+#include "lib/util/parse.h"
 #include "lib/util/print.h"
 #include "lib/dev/ring.h"
 
@@ -202,36 +203,28 @@ int kdev__knobs(struct kdev *d, struct kprof_throttle_config *t)
 	return 0;
 }
 
-/* The CPUs that exist here, as the kernel says (cpu_possible_mask). */
+/*
+ * The CPUs that exist here, as the kernel says (cpu_possible_mask), of the
+ * KPROF_MAX_CPUS a config can name.  Where the file cannot tell (missing,
+ * unreadable, or listing CPUs a config cannot name), the module decides.
+ */
 static int cpu_possible(unsigned int cpu)
 {
-	char buf[4096], *p = buf;
+	__u64 possible[KPROF_MAX_CPUS / 64];
+	char buf[4096];
 	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
 
 	if (!f)
-		return 1;	/* cannot tell: the module decides */
+		return 1;
 	if (!fgets(buf, sizeof(buf), f)) {
 		fclose(f);
 		return 1;
 	}
 	fclose(f);
-	while (*p && *p != '\n') {
-		char *end;
-		unsigned long a = strtoul(p, &end, 10), b = a;
-
-		if (end == p)
-			return 1;
-		p = end;
-		if (*p == '-') {
-			b = strtoul(p + 1, &end, 10);
-			p = end;
-		}
-		if (cpu >= a && cpu <= b)
-			return 1;
-		if (*p == ',')
-			p++;
-	}
-	return 0;
+	buf[strcspn(buf, "\n")] = '\0';
+	if (parse__cpu_list(buf, possible, KPROF_MAX_CPUS))
+		return 1;
+	return !!(possible[cpu / 64] & (1ULL << (cpu % 64)));
 }
 
 /*

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/dev/kparams.h"
+#include "lib/util/parse.h"
 #include "lib/util/print.h"
 
 static const char *param_dir = "/sys/module/kprof/parameters";
@@ -42,13 +43,12 @@ int kparams__read(const char *name, char *buf, size_t len)
 
 static unsigned long long read_ull(const char *name)
 {
-	char buf[64], *end;
+	char buf[64];
 	unsigned long long v;
 
-	if (kparams__read(name, buf, sizeof(buf)))
+	if (kparams__read(name, buf, sizeof(buf)) || parse__u64(buf, 10, &v))
 		return 0;
-	v = strtoull(buf, &end, 10);
-	return *end ? 0 : v;
+	return v;
 }
 
 static int read_bool(const char *name)

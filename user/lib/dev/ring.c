@@ -247,16 +247,6 @@ void ring__counters(const struct ring *r, struct kprof_counters *out,
 	ring__page_counters(r->pg, out, avg_ns);
 }
 
-const struct kprof_mmap_page *ring__page(const struct ring *r)
-{
-	return r->pg;
-}
-
-unsigned int ring__cpu(const struct ring *r)
-{
-	return r->pg->cpu;
-}
-
 uint64_t ring__discarded_bytes(const struct ring *r)
 {
 	return r->discarded;

@@ -69,9 +69,6 @@ unsigned int ring__page_counters(const struct kprof_mmap_page *pg,
 /* The same for R's page. */
 void ring__counters(const struct ring *r, struct kprof_counters *out,
 		    __u64 *avg_ns);
-/* The control page; its counters only through ring__counters(). */
-const struct kprof_mmap_page *ring__page(const struct ring *r);
-unsigned int ring__cpu(const struct ring *r);
 uint64_t ring__discarded_bytes(const struct ring *r);
 uint64_t ring__bad_records(const struct ring *r);
 

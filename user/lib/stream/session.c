@@ -328,8 +328,3 @@ struct usyms *session__usyms(struct session *s)
 {
 	return s->usyms;
 }
-
-struct ksyms *session__ksyms(struct session *s)
-{
-	return s->ksyms;
-}

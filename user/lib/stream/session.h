@@ -73,6 +73,5 @@ uint64_t session__misordered(const struct session *s);
 uint64_t session__filtered(const struct session *s);
 uint64_t session__samples_out(const struct session *s);
 struct usyms *session__usyms(struct session *s);
-struct ksyms *session__ksyms(struct session *s);
 
 #endif

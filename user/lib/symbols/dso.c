@@ -23,6 +23,7 @@
 
 #include "lib/symbols/demangle.h"
 #include "lib/symbols/dso.h"
+#include "lib/symbols/perfmap.h"
 #include "lib/util/print.h"
 #include "lib/symbols/symtab.h"
 
@@ -52,6 +53,12 @@ struct dso {
 	uint32_t names_len, names_cap;
 	struct symtab *tab;	/* built from RAW on the first lookup */
 	int tab_demangle;	/* how TAB's names were made */
+	int jit;		/* a JIT map (perfmap.h), not an ELF file */
+	int from_blob;		/* a capture's snapshot: never read from disk */
+	off_t jit_size;		/* a JIT map's size when it was read */
+	/* Tables of earlier reads of a JIT map: names handed out live on. */
+	struct symtab **retired;
+	size_t nretired;
 };
 
 struct dso *dso__new(const char *path)
@@ -68,6 +75,7 @@ struct dso *dso__new(const char *path)
 	/* Pseudo-files (//anon, memfd:..., [heap]) have nothing to read. */
 	if (path[0] != '/' && strcmp(path, "[vdso]"))
 		d->state = DSO_FAILED;
+	d->jit = perfmap__is_path(path);
 	return d;
 }
 
@@ -90,6 +98,9 @@ void dso__free(struct dso *d)
 	if (!d)
 		return;
 	dso_clear(d);
+	while (d->nretired)
+		symtab__free(d->retired[--d->nretired]);
+	free(d->retired);
 	free(d->path);
 	free(d);
 }
@@ -489,6 +500,34 @@ static int load_plt(struct dso *d, struct elfsrc *run)
 	return 0;
 }
 
+static int add_jit(void *d, uint64_t start, uint64_t size, const char *name)
+{
+	return add_raw(d, start, size, STB_GLOBAL, BATCH_SYMTAB, name);
+}
+
+/* A JIT map's symbols, as they are: dso_build() neither demangles nor fixes them. */
+static int jit_read(struct dso *d)
+{
+	struct stat st;
+
+	if (stat(d->path, &st))
+		return -ENOENT;
+	d->jit_size = st.st_size;
+	return perfmap__read(d->path, add_jit, d);
+}
+
+/*
+ * A JIT appends to its map as it compiles: a frame the map did not name
+ * when it was read may be named once it has grown (a capture's copy is
+ * what the recording read last, and final).
+ */
+static int jit_grew(const struct dso *d)
+{
+	struct stat st;
+
+	return d->jit && !d->from_blob && !stat(d->path, &st) && st.st_size != d->jit_size;
+}
+
 static int dso_read(struct dso *d)
 {
 	struct elfsrc cand[NR_CANDIDATES + 1], *syms = NULL, *run = NULL;
@@ -496,6 +535,8 @@ static int dso_read(struct dso *d)
 	struct elfsrc self;
 	int i, nc = 0, ret = -ENOENT;
 
+	if (d->jit)
+		return jit_read(d);
 	if (!strcmp(d->path, "[vdso]")) {
 		if (elfsrc_open_vdso(&cand[0]))
 			return -ENOENT;
@@ -572,7 +613,7 @@ static int dso_build(struct dso *d, int demangle)
 
 			if (r->batch != batch)
 				continue;
-			if (demangle)
+			if (demangle && !d->jit)
 				dem = demangle__cxx(raw);
 			if (dem)
 				name = dem;
@@ -584,7 +625,7 @@ static int dso_build(struct dso *d, int demangle)
 		}
 		if (!ret) {
 			ret = symtab__commit(d->tab);
-			if (ret > 0 && batch != BATCH_PLT) {
+			if (ret > 0 && batch != BATCH_PLT && !d->jit) {
 				symtab__fixup_end(d->tab, 0);
 				symtab__fixup_duplicate(d->tab);
 			}
@@ -594,8 +635,8 @@ static int dso_build(struct dso *d, int demangle)
 	return ret;
 }
 
-int dso__resolve(struct dso *d, uint64_t off, int demangle, const char **name,
-		 uint64_t *symoff)
+static int dso_lookup(struct dso *d, uint64_t off, int demangle, const char **name,
+		      uint64_t *symoff)
 {
 	const struct symtab_sym *s;
 
@@ -618,6 +659,26 @@ int dso__resolve(struct dso *d, uint64_t off, int demangle, const char **name,
 	*name = symtab__name(d->tab, s);
 	*symoff = off - s->start;
 	return 0;
+}
+
+int dso__resolve(struct dso *d, uint64_t off, int demangle, const char **name,
+		 uint64_t *symoff)
+{
+	struct symtab **r;
+
+	if (!dso_lookup(d, off, demangle, name, symoff))
+		return 0;
+	if (!jit_grew(d))
+		return -ENOENT;
+	r = realloc(d->retired, (d->nretired + 1) * sizeof(*r));
+	if (!r)
+		return -ENOENT;
+	d->retired = r;
+	d->retired[d->nretired++] = d->tab;
+	d->tab = NULL;
+	dso_clear(d);
+	d->state = DSO_NEW;
+	return dso_lookup(d, off, demangle, name, symoff);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -755,6 +816,7 @@ int dso__load_blob(struct dso *d, const void *blob, size_t len)
 	pos = sizeof(b) + PAD8(b.path_len);
 	dso_clear(d);
 	d->state = DSO_FAILED;
+	d->from_blob = 1;
 	d->bid_len = b.bid_len;
 	memcpy(d->bid, b.bid, b.bid_len);
 	d->raw = malloc((size_t)b.nraw * sizeof(struct rawsym) + 1);

@@ -16,7 +16,10 @@
  * perf demangles them (libiberty, no parameters) before the choice among
  * aliases (symtab.h) when demangling is on.
  *
- * "[vdso]" is read from this process's own vDSO, as perf does.
+ * "[vdso]" is read from this process's own vDSO, as perf does, and a JIT
+ * map, /tmp/perf-PID.map, as perf reads it (perfmap.h): its symbols as
+ * the file gives them, neither demangled nor fixed up, read again when a
+ * lookup misses and the file has grown since.
  */
 #ifndef KPROFCAT_DSO_H
 #define KPROFCAT_DSO_H

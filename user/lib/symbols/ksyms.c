@@ -211,16 +211,6 @@ int ksyms__resolve(const struct ksyms *k, uint64_t addr, const char **name,
 	return 0;
 }
 
-int ksyms__hidden(const struct ksyms *k)
-{
-	return k->hidden;
-}
-
-size_t ksyms__count(const struct ksyms *k)
-{
-	return symtab__count(k->tab);
-}
-
 const char *ksyms__text(const struct ksyms *k, size_t *len)
 {
 	*len = k->len;

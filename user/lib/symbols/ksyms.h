@@ -27,9 +27,6 @@ void ksyms__free(struct ksyms *k);
  */
 int ksyms__resolve(const struct ksyms *k, uint64_t addr, const char **name,
 		   uint64_t *off, const char **dso);
-/* Whether every address read was zero (kptr_restrict). */
-int ksyms__hidden(const struct ksyms *k);
-size_t ksyms__count(const struct ksyms *k);
 /* The text parsed, for saving in a capture. */
 const char *ksyms__text(const struct ksyms *k, size_t *len);
 

@@ -7,7 +7,8 @@
  * (addr - start + pgoff, which is also what perf script prints), and the
  * DSO's symbols, read and chosen as perf does (dso.c), give name and
  * offset.  Like perf, every frame is looked up at its own address (no
- * "return address - 1").
+ * "return address - 1").  An executable mapping without a file (JIT code)
+ * is the process's JIT map instead, at the address itself (perfmap.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "lib/symbols/dso.h"
+#include "lib/symbols/perfmap.h"
 #include "lib/symbols/usyms.h"
 
 #define HASH_BITS	10
@@ -30,6 +32,7 @@ struct umap {
 	uint64_t start, end, pgoff;
 	uint64_t time, until;	/* valid in [time, until) */
 	struct dso *dso;
+	int jit;		/* DSO is the JIT map: addresses as they are */
 };
 
 struct proc {
@@ -137,11 +140,6 @@ static struct proc *proc_find(struct usyms *u, uint32_t pid, int create)
 	return p;
 }
 
-int usyms__has_pid(const struct usyms *u, uint32_t pid)
-{
-	return !!proc_find((struct usyms *)u, pid, 0);
-}
-
 uint32_t usyms__generation(const struct usyms *u, uint32_t pid)
 {
 	const struct proc *p = proc_find((struct usyms *)u, pid, 0);
@@ -167,6 +165,7 @@ static int proc_add(struct proc *p, const struct umap *m)
 int usyms__apply(struct usyms *u, const struct pev *e)
 {
 	struct proc *p = proc_find(u, e->pid, 1), *parent;
+	char jit[PERFMAP_PATH_MAX];
 	struct umap m;
 	size_t i;
 
@@ -180,7 +179,10 @@ int usyms__apply(struct usyms *u, const struct pev *e)
 		m.pgoff = e->pgoff;
 		m.time = e->time;
 		m.until = TIME_FOREVER;
-		m.dso = dso_find(u, e->path, 1);
+		m.jit = perfmap__covers(e->path);
+		if (m.jit)
+			perfmap__path(e->pid, jit);
+		m.dso = dso_find(u, m.jit ? jit : e->path, 1);
 		if (!m.dso)
 			return -ENOMEM;
 		dso__expect_build_id(m.dso, e->build_id, e->bid_len);
@@ -270,9 +272,14 @@ int usyms__resolve(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 	r->since = m ? m->time : 0;
 	if (!m)
 		return -ENOENT;
-	r->addr = addr - m->start + m->pgoff;
+	r->addr = m->jit ? addr : addr - m->start + m->pgoff;
 	r->dso = dso__path(m->dso);
-	return dso__resolve(m->dso, r->addr, u->demangle, &r->name, &r->off);
+	if (!dso__resolve(m->dso, r->addr, u->demangle, &r->name, &r->off))
+		return 0;
+	/* A JIT map may name it once the JIT has written more of it. */
+	if (m->jit)
+		r->stable = 0;
+	return -ENOENT;
 }
 
 int usyms__parse_maps(uint32_t pid, uint64_t time, char *text,

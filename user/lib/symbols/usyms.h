@@ -54,7 +54,6 @@ void usyms__free(struct usyms *u);
  */
 void usyms__set_demangle(struct usyms *u, int on);
 int usyms__apply(struct usyms *u, const struct pev *e);
-int usyms__has_pid(const struct usyms *u, uint32_t pid);
 /* Changes whenever PID's maps do (0 while PID has none). */
 uint32_t usyms__generation(const struct usyms *u, uint32_t pid);
 /*
