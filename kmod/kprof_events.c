@@ -269,6 +269,7 @@ static noinline struct perf_event *kprof_event_create(unsigned int cpu)
 	revert_creds(old);
 	return event;
 }
+
 ALLOW_ERROR_INJECTION(kprof_event_create, ERRNO);
 
 /* cpuhp startup, on @cpu: create its event if it is sampled. */

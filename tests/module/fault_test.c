@@ -287,8 +287,8 @@ TEST_F_TIMEOUT(fault, each_fault_point_in_turn, 1800)
 
 	KP_RETURN_IF_SKIPPED();
 	for (n = 1; n <= MAX_NTH; n++) {
-		ASSERT_EQ(0, s->prepare(&fd)) TH_LOG("%s: preparing: %s", s->name,
-						      strerror(errno));
+		ASSERT_EQ(0, s->prepare(&fd))
+			TH_LOG("%s: preparing: %s", s->name, strerror(errno));
 		ASSERT_EQ(0, fail_nth_set(n));
 		ret = s->run(fd);
 		/* 0: the nth fault point was reached and failed. */
@@ -313,8 +313,9 @@ TEST_F_TIMEOUT(fault, each_fault_point_in_turn, 1800)
 		else if (ret == -EFAULT && !strcmp(s->name, "read"))
 			efault++;	/* the fault of the user's buffer failed */
 		else
-			ASSERT_EQ(-ENOMEM, ret) TH_LOG("%s, fault point %u: %s",
-						      s->name, n, strerror(-ret));
+			ASSERT_EQ(-ENOMEM, ret)
+				TH_LOG("%s, fault point %u: %s", s->name, n,
+				       strerror(-ret));
 		ASSERT_EQ(0, clean_session(msg, sizeof(msg)))
 			TH_LOG("%s, fault point %u: %s", s->name, n, msg);
 	}
@@ -430,8 +431,8 @@ TEST_F_TIMEOUT(event, cpu_online_with_its_event_failing, 600)
 	ASSERT_EQ(0, tp_write(path, "1")) TH_LOG("online CPU %d: %s", cpu,
 						 strerror(errno));
 	self->offlined = -1;
-	EXPECT_EQ(0, tp_read_num(FEI "times")) TH_LOG("CPU %d's event was not failed",
-						     cpu);
+	EXPECT_EQ(0, tp_read_num(FEI "times"))
+		TH_LOG("CPU %d's event was not failed", cpu);
 	fei_disarm();
 	ASSERT_EQ(0, kp_get_info(self->fd, &info));
 	EXPECT_EQ(0, info.online_mask[cpu / 64] & (1ULL << (cpu % 64)))
@@ -555,8 +556,8 @@ TEST_F_TIMEOUT(leak, none_after_unload, 600)
 	 * Twice: a scan only greys an object whose contents changed since
 	 * the one before (a new one's always did); the next reports it.
 	 */
-	ASSERT_EQ(0, tp_write(KMEMLEAK, "scan")) TH_LOG("kmemleak scan: %s (is it on?)",
-						       strerror(errno));
+	ASSERT_EQ(0, tp_write(KMEMLEAK, "scan"))
+		TH_LOG("kmemleak scan: %s (is it on?)", strerror(errno));
 	ASSERT_EQ(0, tp_write(KMEMLEAK, "scan"));
 	/*
 	 * kmemleak prints backtraces with %pK: real addresses for a reader

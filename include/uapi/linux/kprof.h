@@ -478,14 +478,15 @@ struct kprof_cpu_stats {
  * SET_CONFIG: EBUSY while running, while the buffers hold a stopped
  * session of another file (it may still be reading them), and when
  * buffer_pages changes or a CPU without a buffer is selected while any
- * region is mapped (new buffers are zeroed; the mmap layout changes).  Buffers exist for the selected
- * CPUs only, on each CPU's NUMA node, offline ones included; CPUs dropped
- * from the selection while mapped keep theirs until the next SET_CONFIG
- * made while nothing is mapped.  Their memory is charged as
- * perf charges its ring buffers: to the user, up to the mlock_kb module
- * parameter (perf_event_mlock_kb's default, 516) KiB per online CPU, and
- * beyond that to the caller's RLIMIT_MEMLOCK unless it has CAP_IPC_LOCK:
- * EPERM when that is exceeded, as perf's mmap() gives.
+ * region is mapped (new buffers are zeroed; the mmap layout changes).
+ * Buffers exist for the selected CPUs only, on each CPU's NUMA node,
+ * offline ones included; CPUs dropped from the selection while mapped
+ * keep theirs until the next SET_CONFIG made while nothing is mapped.
+ * Their memory is charged as perf charges its ring buffers: to the user,
+ * up to the mlock_kb module parameter (perf_event_mlock_kb's default,
+ * 516) KiB per online CPU, and beyond that to the caller's RLIMIT_MEMLOCK
+ * unless it has CAP_IPC_LOCK: EPERM when that is exceeded, as perf's
+ * mmap() gives.
  * EINVAL: unknown flags, both EXCLUDE flags, reserved non-zero, sample 0,
  * frequency above the max_sample_rate knob (SET_THROTTLE), period with
  * bit 63, precise_ip > 3, stack depth > KPROF_MAX_STACK or 0 with its
