@@ -67,6 +67,12 @@ enum kprof_throttle_verdict {
  * and __s32 here, so that the kernel's conversions happen here too: an
  * int limit compared with the u64 hwc->interrupts, a u64 average stored
  * into the int perf_sample_allowed_ns and read back sign-extended.
+ *
+ * Every CPU's handler reads them and may lower them (the rate, the
+ * per-tick limit, the period, allowed_ns), without a lock, while the
+ * knobs' writers set them: every access to a field that changes after
+ * kprof_throttle_limits_init() is marked (KPROF_THROTTLE_READ/WRITE), each
+ * field a word read or written whole; hz and tick_nsec never change.
  */
 struct kprof_throttle_limits {
 	__u32	hz;			/* HZ */
@@ -146,9 +152,9 @@ kprof_throttle_cost_control_enabled(const struct kprof_throttle_limits *l)
 static inline void
 kprof_throttle_update_cpu_limits(struct kprof_throttle_limits *l)
 {
-	__u64 tmp = (__u64)l->sample_period_ns;
+	__u64 tmp = (__u64)KPROF_THROTTLE_READ(l->sample_period_ns);
 
-	tmp *= (__u64)l->cpu_time_max_percent;
+	tmp *= (__u64)KPROF_THROTTLE_READ(l->cpu_time_max_percent);
 	tmp = kprof_throttle_div(tmp, 100);
 	if (!tmp)
 		tmp = 1;
@@ -209,11 +215,12 @@ kprof_throttle_set_max_sample_rate(struct kprof_throttle_limits *l, __u64 rate)
 	if (rate < 1 || rate > INT_MAX)
 		return -EINVAL;
 
-	l->max_sample_rate = (__s32)rate;
+	KPROF_THROTTLE_WRITE(l->max_sample_rate, (__s32)rate);
 	KPROF_THROTTLE_WRITE(l->max_samples_per_tick,
 			     (__s32)((__u32)rate + l->hz - 1) / (__s32)l->hz);
-	l->sample_period_ns =
-		(__s32)kprof_throttle_div(KPROF_THROTTLE_NSEC_PER_SEC, rate);
+	KPROF_THROTTLE_WRITE(l->sample_period_ns,
+			     (__s32)kprof_throttle_div(KPROF_THROTTLE_NSEC_PER_SEC,
+						       rate));
 	kprof_throttle_update_cpu_limits(l);
 	return 0;
 }
@@ -235,7 +242,7 @@ kprof_throttle_set_cpu_time_max_percent(struct kprof_throttle_limits *l,
 	if (pct > 100)
 		return -EINVAL;
 
-	l->cpu_time_max_percent = (__s32)pct;
+	KPROF_THROTTLE_WRITE(l->cpu_time_max_percent, (__s32)pct);
 	if (pct == 100 || pct == 0)
 		KPROF_THROTTLE_WRITE(l->allowed_ns, 0);
 	else
@@ -249,8 +256,22 @@ static inline int kprof_throttle_set_semantics(struct kprof_throttle_limits *l,
 {
 	if (semantics > KPROF_THROTTLE_SHADOW)
 		return -EINVAL;
-	l->semantics = semantics;
+	KPROF_THROTTLE_WRITE(l->semantics, semantics);
 	return 0;
+}
+
+/* A copy of @src, each field read once (see struct kprof_throttle_limits). */
+static inline void kprof_throttle_limits_copy(struct kprof_throttle_limits *dst,
+					      const struct kprof_throttle_limits *src)
+{
+	dst->hz = src->hz;
+	dst->semantics = KPROF_THROTTLE_READ(src->semantics);
+	dst->tick_nsec = src->tick_nsec;
+	dst->max_sample_rate = KPROF_THROTTLE_READ(src->max_sample_rate);
+	dst->cpu_time_max_percent = KPROF_THROTTLE_READ(src->cpu_time_max_percent);
+	dst->max_samples_per_tick = KPROF_THROTTLE_READ(src->max_samples_per_tick);
+	dst->sample_period_ns = KPROF_THROTTLE_READ(src->sample_period_ns);
+	dst->allowed_ns = KPROF_THROTTLE_READ(src->allowed_ns);
 }
 
 /* A CPU before its first interrupt: running_sample_length is 0. */
@@ -354,7 +375,7 @@ kprof_throttle_interrupt_in(const struct kprof_throttle_limits *l,
 		c->interrupts++;
 	}
 
-	switch (l->semantics) {
+	switch (KPROF_THROTTLE_READ(l->semantics)) {
 	case KPROF_THROTTLE_GT:
 		if (!first && c->interrupts > max) {
 			c->throttled = 1;
@@ -396,7 +417,7 @@ kprof_throttle_stops_next(const struct kprof_throttle_limits *l,
 		return false;
 	if (c->throttled)
 		return true;
-	switch (l->semantics) {
+	switch (KPROF_THROTTLE_READ(l->semantics)) {
 	case KPROF_THROTTLE_GT:
 		return c->interrupts + 1 > max;
 	case KPROF_THROTTLE_SHADOW:
@@ -440,6 +461,7 @@ static inline bool kprof_throttle_sample_took(struct kprof_throttle_limits *l,
 	__u64 max_len = (__u64)(__s64)KPROF_THROTTLE_READ(l->allowed_ns);
 	__u64 running_len;
 	__u64 avg_len;
+	__s32 rate;
 	__u32 max;
 
 	if (max_len == 0)
@@ -463,7 +485,7 @@ static inline bool kprof_throttle_sample_took(struct kprof_throttle_limits *l,
 	avg_len += kprof_throttle_div(avg_len, 4);
 	/* <= 1e9 / 100 * 99: fits, as the kernel's u32 does. */
 	max = (__u32)(kprof_throttle_div(l->tick_nsec, 100) *
-		      (__u64)l->cpu_time_max_percent);
+		      (__u64)KPROF_THROTTLE_READ(l->cpu_time_max_percent));
 	if (avg_len < max)
 		max /= (__u32)avg_len;
 	else
@@ -472,13 +494,14 @@ static inline bool kprof_throttle_sample_took(struct kprof_throttle_limits *l,
 	/* Truncated to int as in the kernel (matters from 2^31 ns on). */
 	KPROF_THROTTLE_WRITE(l->allowed_ns, (__s32)avg_len);
 	KPROF_THROTTLE_WRITE(l->max_samples_per_tick, (__s32)max);
-	l->max_sample_rate = (__s32)(max * l->hz);
-	l->sample_period_ns =
-		(__s32)kprof_throttle_div(KPROF_THROTTLE_NSEC_PER_SEC,
-					  (__u64)l->max_sample_rate);
+	rate = (__s32)(max * l->hz);
+	KPROF_THROTTLE_WRITE(l->max_sample_rate, rate);
+	KPROF_THROTTLE_WRITE(l->sample_period_ns,
+			     (__s32)kprof_throttle_div(KPROF_THROTTLE_NSEC_PER_SEC,
+						       (__u64)rate));
 
 	low->max_samples_per_tick = max;
-	low->max_sample_rate = (__u64)l->max_sample_rate;
+	low->max_sample_rate = (__u64)rate;
 	return true;
 }
 

@@ -366,7 +366,7 @@ static long kprof_ioc_get_stats(void __user *uarg)
 	st.cpu = cpu;
 	mutex_lock(&kprof.lock);
 	kprof_counters_stats(cpu, &st);
-	st.max_sample_rate = l->max_sample_rate;
+	st.max_sample_rate = READ_ONCE(l->max_sample_rate);
 	st.max_samples_per_tick = READ_ONCE(l->max_samples_per_tick);
 	st.allowed_ns = READ_ONCE(l->allowed_ns);
 	mutex_unlock(&kprof.lock);
@@ -421,7 +421,8 @@ static long kprof_ioc_get_throttle(void __user *uarg)
 	t.size = sizeof(t);
 	mutex_lock(&kprof.lock);
 	t.semantics = kprof.limits.semantics;
-	t.max_sample_rate = kprof.limits.max_sample_rate;
+	/* The cost controller lowers it without kprof.lock. */
+	t.max_sample_rate = READ_ONCE(kprof.limits.max_sample_rate);
 	t.cpu_time_max_percent = kprof.limits.cpu_time_max_percent;
 	t.flags = kprof.throttle_flags;
 	mutex_unlock(&kprof.lock);

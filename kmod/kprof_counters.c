@@ -238,7 +238,7 @@ void kprof_limits_publish(struct kprof_buf *b)
 	const struct kprof_throttle_limits *l = &kprof.limits;
 	struct kprof_mmap_page *pg = b->page;
 
-	WRITE_ONCE(pg->max_sample_rate, l->max_sample_rate);
+	WRITE_ONCE(pg->max_sample_rate, READ_ONCE(l->max_sample_rate));
 	WRITE_ONCE(pg->max_samples_per_tick, READ_ONCE(l->max_samples_per_tick));
 	WRITE_ONCE(pg->allowed_ns, READ_ONCE(l->allowed_ns));
 }

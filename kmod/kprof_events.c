@@ -181,7 +181,7 @@ int kprof_config_validate(const struct kprof_config *cfg)
 	if (!cfg->sample)
 		return -EINVAL;
 	if (cfg->flags & KPROF_CFG_FREQ) {
-		if (cfg->sample > kprof.limits.max_sample_rate)
+		if (cfg->sample > READ_ONCE(kprof.limits.max_sample_rate))
 			return -EINVAL;
 	} else if (cfg->sample & (1ULL << 63)) {
 		return -EINVAL;

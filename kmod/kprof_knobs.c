@@ -109,12 +109,14 @@ static bool kprof_knobs_admin(const struct kprof_file *f)
 int kprof_knobs_set(const struct kprof_throttle_config *t, u32 fields,
 		    const struct kprof_file *f)
 {
-	struct kprof_throttle_limits l = kprof.limits;
-	bool was_on = kprof_throttle_cost_control_enabled(&l);
+	struct kprof_throttle_limits l;
+	bool was_on;
 	unsigned int cpu;
 	int ret;
 
 	lockdep_assert_held(&kprof.lock);
+	kprof_throttle_limits_copy(&l, &kprof.limits);
+	was_on = kprof_throttle_cost_control_enabled(&l);
 	ret = kprof_knobs_store(&l, t, fields);
 	if (ret)
 		return ret;
