@@ -22,10 +22,11 @@ export KPROF_CACHE
 
 # The test-bed kernels (tests/vm/run --kernel): Debian 12's 6.1 and 6.12
 # cloud kernels, the newest cloud kernel Debian ships (7.x, built in a
-# chroot), Debian 12's 6.1 PREEMPT_RT, and the debug kernel (Debian's 6.1
-# source and cloud config with KASAN, lockdep, UBSAN, KFENCE...: built by
-# scripts/debug-kernel).
-VM_KERNELS := 6.1 6.12 newest 6.1-rt debug
+# chroot), Debian 12's 6.1 PREEMPT_RT, the debug kernel (Debian's 6.1
+# source and cloud config with KASAN, lockdep, UBSAN, KFENCE, kmemleak,
+# fault injection...) and the kcsan one (the same with KCSAN in place of
+# KASAN, lockdep and kmemleak), both built by scripts/debug-kernel.
+VM_KERNELS := 6.1 6.12 newest 6.1-rt debug kcsan
 
 # The deps rule below comes before `all`; plain `make` still means all.
 .DEFAULT_GOAL := all
@@ -54,13 +55,14 @@ KBUILD_WERROR := $(if $(KPROF_WERROR),KCFLAGS=-Werror)
 #   demo   `make demo`: + QEMU, busybox and the 6.1 kernel image
 #   quick  `make check-quick`: + the test and lint tools, linux-source-6.1
 #   full   everything else (check, bench, experiment, dkms-check, deps):
-#          every test-bed kernel, the newest's chroot, the debug kernel
+#          every test-bed kernel, the newest's chroot, the debug and
+#          kcsan kernels
 # scripts/deps writes a kernel's build.env once its image, headers and
 # build chroot (if any) are in place; scripts/kbuild checks the headers.
-# The debug kernel is complete once its slowdown is measured too.
+# The debug and kcsan kernels are complete once their slowdown is measured.
 kernel_ok = $(and $(wildcard $(KPROF_CACHE)/kernels/$(1)/current/vmlinuz), \
 	$(wildcard $(KPROF_CACHE)/kernels/$(1)/current/build.env), \
-	$(if $(filter debug,$(1)),$(wildcard $(KPROF_CACHE)/kernels/$(1)/current/slowdown),ok))
+	$(if $(filter debug kcsan,$(1)),$(wildcard $(KPROF_CACHE)/kernels/$(1)/current/slowdown),ok))
 MISSING_KERNELS := $(strip $(foreach k,$(VM_KERNELS),$(if $(call kernel_ok,$(k)),,$(k))))
 BUILD_OK := $(and $(wildcard $(KDIR)/Makefile), \
 	$(wildcard /usr/include/elfutils/libdwfl.h), $(shell command -v cc), \
