@@ -284,8 +284,8 @@ static void kprof_sample_capture(struct kprof_cpu *c,
 	/*
 	 * The handler is never entered inside itself (see the top of this
 	 * file); were a PMU driver ever to do so, that overflow is counted
-	 * lost_nested instead of overwriting the scratch record and the
-	 * unpublished ring space of the one it interrupted.
+	 * lost_nested, touching neither the scratch record, the throttle's
+	 * state nor the ring the one it interrupted is in the middle of.
 	 */
 	nested = local_inc_return(&c->nest) > 1;
 	t0 = local_clock();
@@ -295,16 +295,15 @@ static void kprof_sample_capture(struct kprof_cpu *c,
 		kprof_count_lost(c, KPROF_LOST_STOPPED);
 		goto out;
 	}
+	if (unlikely(nested)) {
+		kprof_count_lost(c, KPROF_LOST_NESTED);
+		goto out;
+	}
 	kprof_buffer_begin(c->buf);
 	if (!kprof_throttle_admit(c, event, t0, &v, &kthrottled)) {
 		kprof_count_lost(c, KPROF_LOST_THROTTLED);
 		goto throttle;
 	}
-	if (unlikely(nested)) {
-		kprof_count_lost(c, KPROF_LOST_NESTED);
-		goto throttle;
-	}
-
 	/* With the tick the throttle counted it in. */
 	committed = kprof_sample_put(c, (struct kprof_sample *)c->scratch,
 				     regs, pchain, seq, t0, period,
