@@ -89,6 +89,23 @@ int kp_cpu_online(unsigned int cpu)
 	return v == '1';
 }
 
+/* Take @cpu offline (@on 0) or bring it online: 0, or -1 with errno. */
+int kp_cpu_set_online(unsigned int cpu, int on)
+{
+	char path[64];
+	int fd, ret, err;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = write(fd, on ? "1" : "0", 1) == 1 ? 0 : -1;
+	err = errno;
+	close(fd);
+	errno = err;
+	return ret;
+}
+
 /* Path of a helper program in tests/progs, next to tests/module. */
 int kp_prog_path(char *buf, size_t len, const char *name)
 {

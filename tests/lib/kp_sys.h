@@ -29,6 +29,7 @@ unsigned long long kp_now_ns(void);
 int kp_icount(void);
 int kp_pin_self(unsigned int cpu);
 int kp_cpu_online(unsigned int cpu);
+int kp_cpu_set_online(unsigned int cpu, int on);
 
 int kp_prog_path(char *buf, size_t len, const char *name);
 const char *kp_ko_path(void);

@@ -1,395 +1,84 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Hostile input, as syzkaller would send it: two threads drive /dev/kprof
- * through a few shared files with random kprof ioctl numbers and sizes up
- * to 4 KiB, random and mutated structs, bad pointers, random mmap()
- * offsets, lengths, protections and flags, read() of random sizes,
- * START/STOP/SET_CONFIG interleaved, and close()/reopen of a file while
- * the other thread may be inside an ioctl on it.
+ * Hostile input, as syzkaller would send it (tests/lib/kp_fuzz.c), two
+ * ways:
+ *  - random_sequences: two threads of one process on a few shared files,
+ *    a file closed and reopened while the other thread may be inside an
+ *    ioctl on it;
+ *  - soak: several processes at once, as the users of a shared machine
+ *    would be: two root fuzzers and one member of the group= grant (uid
+ *    nobody), each forking children that work on the files they inherit
+ *    and exec'ing programs that keep a kprof file open across the exec
+ *    and read it; a process taking CPUs 2 and 3 offline and online; and
+ *    one trying to rmmod kprof (refused while a file or mapping holds it,
+ *    reloaded at once when it succeeds).
  *
  * Reproducible: every random choice comes from the seed, printed first
- * and with any failure; KPROF_FUZZ_SEED=N replays one (thread scheduling
- * aside).  Bounded: KPROF_FUZZ_SECONDS (default 20) of operations, each of
- * which returns (files are O_NONBLOCK).
- * What must hold: no splat (the test bed fails the run on one), no fault
- * in this process, and afterwards a clean session on a fresh file whose
- * counters add up.
+ * and with any failure; KPROF_FUZZ_SEED=N replays one (scheduling aside).
+ * Bounded: KPROF_FUZZ_SECONDS (default 20) and KPROF_SOAK_SECONDS
+ * (default 30) of operations, each of which returns (files are
+ * O_NONBLOCK).  What must hold: no splat (the test bed fails the run on
+ * one), no fault in these processes, no process left inside the kernel
+ * past the end, and afterwards a clean session on a fresh file whose
+ * counters add up (overflows == samples + lost by cause, every CPU).
  */
 #include "kprof_test.h"
 #include "kprof_throttle.h"
+#include "kp_fuzz.h"
 
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/syscall.h>
 
 #include "kselftest_harness.h"
 
 #define FZ_FILES	3
 #define FZ_THREADS	2
-#define FZ_ARG_SIZE	4096
 
-static int fz_fds[FZ_FILES];
-static volatile int fz_stop;
-static long fz_pagesize;
-
-struct fz_thread {
-	pthread_t tid;
-	__u64 rng;
-	unsigned long ops, mapped, reads, ioctls_ok;
-	/*
-	 * FZ_ARG_SIZE bytes right below a PROT_NONE page: what the kernel
-	 * copies out past a pointer near its end faults (EFAULT) instead of
-	 * overwriting this program.
-	 */
-	unsigned char *arg;
-};
-
-/* xorshift64*: small, and the same sequence on every machine. */
-static __u64 fz_rand(struct fz_thread *t)
+static double fz_env_seconds(const char *name, double dflt)
 {
-	t->rng ^= t->rng >> 12;
-	t->rng ^= t->rng << 25;
-	t->rng ^= t->rng >> 27;
-	return t->rng * 0x2545F4914F6CDD1DULL;
+	const char *s = getenv(name);
+
+	return s ? atof(s) : dflt;
 }
 
-static __u64 fz_below(struct fz_thread *t, __u64 n)
+static unsigned long long fz_seed(void)
 {
-	return n ? fz_rand(t) % n : 0;
-}
-
-static void fz_fill(struct fz_thread *t, void *p, size_t len)
-{
-	unsigned char *c = p;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		c[i] = (unsigned char)fz_rand(t);
-}
-
-static int fz_fd(struct fz_thread *t)
-{
-	return __atomic_load_n(&fz_fds[fz_below(t, FZ_FILES)], __ATOMIC_RELAXED);
-}
-
-/* A pointer a syscall may be handed: ours, NULL, unmapped, kernel. */
-static void *fz_ptr(struct fz_thread *t)
-{
-	switch (fz_below(t, 16)) {
-	case 0:
-		return NULL;
-	case 1:
-		return (void *)0x1000;			/* unmapped */
-	case 2:
-		return (void *)0xffffffff81000000UL;	/* kernel text */
-	case 3:
-		return t->arg + FZ_ARG_SIZE - fz_below(t, 8); /* straddles */
-	default:
-		return t->arg;
-	}
-}
-
-/* A kprof struct with 'size' first: plausible, or anything. */
-static void fz_struct(struct fz_thread *t, __u32 size_hint)
-{
-	__u32 *size = (__u32 *)t->arg;
-
-	fz_fill(t, t->arg, FZ_ARG_SIZE);
-	switch (fz_below(t, 4)) {
-	case 0:
-		break;					/* random size too */
-	case 1:
-		*size = fz_below(t, FZ_ARG_SIZE + 64);
-		break;
-	default:
-		/* Zeroed tail past the hint: only fields are random. */
-		*size = size_hint + 8 * fz_below(t, 4);
-		memset(t->arg + size_hint, 0, FZ_ARG_SIZE - size_hint);
-		break;
-	}
-}
-
-/* A valid configuration with one field made wrong, or none. */
-static void fz_config(struct fz_thread *t, struct kprof_config *cfg)
-{
-	static const __u32 pages[] = { 0, 1, 2, 3, 8, 16, 64, 65537 };
-	unsigned int cpu = fz_below(t, 4);
-
-	kp_cfg_init(cfg, 50 + fz_below(t, 2000));
-	cfg->buffer_pages = 1U << fz_below(t, 5);
-	if (fz_below(t, 2))
-		kp_cfg_add_cpu(cfg, cpu);
-	if (fz_below(t, 2)) {
-		cfg->flags |= KPROF_CFG_CALLCHAIN_KERNEL | KPROF_CFG_CALLCHAIN_USER;
-		cfg->kernel_stack = 1 + fz_below(t, KPROF_MAX_STACK);
-		cfg->user_stack = 1 + fz_below(t, KPROF_MAX_STACK);
-	}
-	switch (fz_below(t, 10)) {
-	case 0:
-		cfg->flags = fz_rand(t);
-		break;
-	case 1:
-		cfg->type = fz_below(t, 8);
-		break;
-	case 2:
-		cfg->config = fz_rand(t);
-		break;
-	case 3:
-		cfg->sample = fz_rand(t);
-		break;
-	case 4:
-		cfg->buffer_pages = pages[fz_below(t, 8)];
-		break;
-	case 5:
-		cfg->watermark = fz_rand(t);
-		break;
-	case 6:
-		cfg->cpumask[fz_below(t, KPROF_MAX_CPUS / 64)] = fz_rand(t);
-		break;
-	case 7:
-		cfg->__reserved[fz_below(t, 8)] = fz_rand(t);
-		break;
-	default:
-		break;
-	}
-}
-
-static void fz_op_ioctl_raw(struct fz_thread *t)
-{
-	static const unsigned int dirs[] = {
-		_IOC_NONE, _IOC_READ, _IOC_WRITE, _IOC_READ | _IOC_WRITE
-	};
-	unsigned int type = fz_below(t, 8) ? KPROF_IOC_MAGIC : fz_below(t, 256);
-	unsigned long cmd = _IOC(dirs[fz_below(t, 4)], type, fz_below(t, 16),
-				 fz_below(t, FZ_ARG_SIZE));
-
-	fz_struct(t, 8 + 8 * fz_below(t, 200));
-	if (!ioctl(fz_fd(t), cmd, fz_ptr(t)))
-		t->ioctls_ok++;
-}
-
-static void fz_op_session(struct fz_thread *t)
-{
-	struct kprof_throttle_config th = { .size = sizeof(th) };
-	struct kprof_cpu_stats st;
-	struct kprof_config cfg;
-	int fd = fz_fd(t);
-
-	switch (fz_below(t, 7)) {
-	case 0:
-		fz_config(t, &cfg);
-		kp_set_config(fd, &cfg);
-		break;
-	case 1:
-		kp_start(fd);
-		break;
-	case 2:
-		kp_stop(fd);
-		break;
-	case 3:
-		kp_get_stats(fd, fz_below(t, 8), &st);
-		break;
-	case 4:
-		if (ioctl(fd, KPROF_IOC_GET_THROTTLE, &th))
-			break;
-		switch (fz_below(t, 4)) {
-		case 0:
-			th.__reserved0 = fz_below(t, 2) ? 0 : fz_rand(t);
-			break;
-		case 1:
-			th.cpu_time_max_percent = fz_below(t, 120);
-			break;
-		case 2:
-			th.semantics = fz_below(t, 4);
-			break;
-		default:
-			th.max_sample_rate = fz_rand(t);
-			break;
-		}
-		ioctl(fd, KPROF_IOC_SET_THROTTLE, &th);
-		break;
-	case 5:
-		fz_struct(t, KPROF_CONFIG_SIZE_VER0);
-		ioctl(fd, KPROF_IOC_GET_CONFIG, fz_ptr(t));
-		break;
-	default:
-		fz_struct(t, KPROF_INFO_SIZE_VER0);
-		ioctl(fd, KPROF_IOC_GET_INFO, fz_ptr(t));
-		break;
-	}
-}
-
-static void fz_op_mmap(struct fz_thread *t)
-{
-	static const int prots[] = {
-		PROT_READ, PROT_READ | PROT_WRITE, PROT_WRITE,
-		PROT_READ | PROT_EXEC, PROT_NONE,
-	};
-	static const int flags[] = { MAP_SHARED, MAP_PRIVATE, MAP_SHARED | MAP_FIXED_NOREPLACE };
-	struct kprof_info info;
-	int fd = fz_fd(t), prot;
-	size_t len, stride;
-	off_t off;
-	void *p;
-
-	if (kp_get_info(fd, &info) || !info.mmap_stride)
-		return;
-	stride = info.mmap_stride;
-	len = fz_below(t, 4) ? stride : fz_below(t, 2 * stride + 1);
-	off = fz_below(t, 4) ? (off_t)(fz_below(t, info.nr_cpu_ids + 2) * stride) :
-			       (off_t)(fz_below(t, 64) * fz_pagesize);
-	prot = prots[fz_below(t, 5)];
-	p = mmap(NULL, len, prot, flags[fz_below(t, 3)], fd, off);
-	if (p == MAP_FAILED)
-		return;
-	t->mapped++;
-	/* Only a whole region maps: touch it as a reader (or a liar) would. */
-	if (prot & PROT_READ)
-		(void)*(volatile __u64 *)((char *)p + 1024);
-	if ((prot & PROT_WRITE) && len >= 1040)
-		__atomic_store_n((__u64 *)((char *)p + 1032), fz_rand(t),
-				 __ATOMIC_RELEASE);
-	if (fz_below(t, 4) == 0)
-		munmap((char *)p + fz_pagesize, fz_pagesize);	/* refused */
-	if (fz_below(t, 8) == 0)
-		mprotect(p, len, PROT_READ | PROT_EXEC);	/* refused */
-	munmap(p, len);
-}
-
-static void fz_op_read(struct fz_thread *t)
-{
-	static char buf[1 << 16];
-	struct pollfd pfd = { .fd = fz_fd(t), .events = POLLIN };
-	size_t len = fz_below(t, 4) ? fz_below(t, sizeof(buf)) : fz_below(t, 64);
-	void *dst = buf;
-
-	if (fz_below(t, 4) == 0)
-		poll(&pfd, 1, 0);
-	if (fz_below(t, 8) == 0) {
-		dst = fz_ptr(t);
-		if (dst == t->arg)
-			len = fz_below(t, FZ_ARG_SIZE + 1);
-	}
-	if (read(pfd.fd, dst, len) > 0)
-		t->reads++;
-}
-
-/* Replace a file under the other thread's feet; the session may go. */
-static void fz_op_reopen(struct fz_thread *t)
-{
-	int slot = fz_below(t, FZ_FILES);
-	int fd = open(KP_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	fd = __atomic_exchange_n(&fz_fds[slot], fd, __ATOMIC_ACQ_REL);
-	close(fd);
-}
-
-static void *fz_worker(void *arg)
-{
-	struct fz_thread *t = arg;
-
-	while (!fz_stop) {
-		switch (fz_below(t, 16)) {
-		case 0 ... 4:
-			fz_op_ioctl_raw(t);
-			break;
-		case 5 ... 9:
-			fz_op_session(t);
-			break;
-		case 10 ... 11:
-			fz_op_mmap(t);
-			break;
-		case 12 ... 14:
-			fz_op_read(t);
-			break;
-		default:
-			fz_op_reopen(t);
-			break;
-		}
-		t->ops++;
-	}
-	return NULL;
-}
-
-static double fz_seconds(void)
-{
-	const char *s = getenv("KPROF_FUZZ_SECONDS");
-
-	return s ? atof(s) : 20;
-}
-
-TEST(random_sequences)
-{
-	static struct fz_thread th[FZ_THREADS];
+	const char *s = getenv("KPROF_FUZZ_SEED");
 	unsigned long long seed;
-	struct kprof_config cfg;
-	struct kp_buffers b;
-	double end;
-	int i, fd;
 
-	memset(&b, 0, sizeof(b));
-	KP_OPEN_OR_SKIP(fd);
-	close(fd);
-	seed = getenv("KPROF_FUZZ_SEED") ?
-	       strtoull(getenv("KPROF_FUZZ_SEED"), NULL, 0) :
-	       (unsigned long long)time(NULL) * 2654435761ULL;
-	seed |= 1;
+	seed = s ? strtoull(s, NULL, 0) :
+		   (unsigned long long)time(NULL) * 2654435761ULL;
 	ksft_print_msg("fuzz seed %llu (KPROF_FUZZ_SEED=%llu to replay)\n",
 		       seed, seed);
 	fflush(stdout);
-	fz_pagesize = sysconf(_SC_PAGESIZE);
-	signal(SIGPIPE, SIG_IGN);
-	for (i = 0; i < FZ_FILES; i++) {
-		fz_fds[i] = open(KP_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-		ASSERT_LE(0, fz_fds[i]) TH_LOG("seed %llu: open: %s", seed,
-					       strerror(errno));
-	}
-	for (i = 0; i < FZ_THREADS; i++) {
-		unsigned char *m = mmap(NULL, FZ_ARG_SIZE + fz_pagesize,
-					PROT_READ | PROT_WRITE,
-					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return seed;
+}
 
-		ASSERT_NE(MAP_FAILED, m);
-		ASSERT_EQ(0, mprotect(m + FZ_ARG_SIZE, fz_pagesize, PROT_NONE));
-		th[i].arg = m;
-		th[i].rng = seed * (i + 1) + 0x9E3779B97F4A7C15ULL;
-		ASSERT_EQ(0, pthread_create(&th[i].tid, NULL, fz_worker, &th[i]));
-	}
-	end = kp_now() + fz_seconds();
-	while (kp_now() < end)
-		kp_sleep_ms(100);
-	fz_stop = 1;
-	for (i = 0; i < FZ_THREADS; i++) {
-		pthread_join(th[i].tid, NULL);
-		ksft_print_msg("thread %d: %lu operations, %lu ioctls accepted, %lu mappings, %lu reads\n",
-			       i, th[i].ops, th[i].ioctls_ok, th[i].mapped,
-			       th[i].reads);
-	}
-	fflush(stdout);
-	for (i = 0; i < FZ_FILES; i++)
-		close(fz_fds[i]);
+/* Whatever happened, a fresh file runs a clean, conserved session. */
+static void fz_clean_session(struct __test_metadata *_metadata,
+			     unsigned long long seed)
+{
+	struct kprof_throttle_config t = {
+		.size = sizeof(t),
+		.max_sample_rate = KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE,
+		.cpu_time_max_percent = 25,
+	};
+	struct kprof_config cfg;
+	struct kp_buffers b;
+	int fd;
 
-	/* Whatever happened, a fresh file runs a clean, conserved session. */
+	memset(&b, 0, sizeof(b));
 	fd = kp_open();
 	ASSERT_LE(0, fd) TH_LOG("seed %llu: open after: %s", seed,
 				strerror(errno));
 	kp_cfg_init(&cfg, 500);
 	ASSERT_EQ(0, kp_set_config(fd, &cfg))
 		TH_LOG("seed %llu: SET_CONFIG after: %s", seed, strerror(errno));
-	{
-		struct kprof_throttle_config t = {
-			.size = sizeof(t),
-			.max_sample_rate = KPROF_THROTTLE_DEFAULT_MAX_SAMPLE_RATE,
-			.cpu_time_max_percent = 25,
-		};
-
-		/* The run may have left a delay, or the controller off. */
-		ASSERT_EQ(0, ioctl(fd, KPROF_IOC_SET_THROTTLE, &t))
-			TH_LOG("seed %llu: SET_THROTTLE after: %s", seed,
-			       strerror(errno));
-	}
+	/* The run may have left a delay, or the controller off. */
+	ASSERT_EQ(0, ioctl(fd, KPROF_IOC_SET_THROTTLE, &t))
+		TH_LOG("seed %llu: SET_THROTTLE after: %s", seed,
+		       strerror(errno));
 	ASSERT_EQ(0, kp_map(&b, fd)) TH_LOG("seed %llu: %s", seed, b.err);
 	ASSERT_EQ(0, kp_start(fd)) TH_LOG("seed %llu: START after: %s", seed,
 					  strerror(errno));
@@ -399,6 +88,479 @@ TEST(random_sequences)
 	EXPECT_EQ(0, kp_check_conserved_all(&b, 1)) TH_LOG("seed %llu: %s",
 							   seed, b.err);
 	kp_close(fd, &b);
+}
+
+static int fz_fds[FZ_FILES];
+static volatile int fz_stop;
+
+static void *fz_worker(void *arg)
+{
+	struct kp_fuzz *z = arg;
+
+	while (!fz_stop)
+		kp_fuzz_step(z);
+	return NULL;
+}
+
+TEST(random_sequences)
+{
+	static struct kp_fuzz th[FZ_THREADS];
+	static pthread_t tid[FZ_THREADS];
+	unsigned long long seed;
+	double end;
+	int i, fd;
+
+	KP_OPEN_OR_SKIP(fd);
+	close(fd);
+	seed = fz_seed();
+	signal(SIGPIPE, SIG_IGN);
+	for (i = 0; i < FZ_FILES; i++) {
+		fz_fds[i] = open(KP_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		ASSERT_LE(0, fz_fds[i]) TH_LOG("seed %llu: open: %s", seed,
+					       strerror(errno));
+	}
+	for (i = 0; i < FZ_THREADS; i++) {
+		ASSERT_EQ(0, kp_fuzz_init(&th[i], seed * (i + 1) + 0x9E3779B97F4A7C15ULL,
+					  fz_fds, FZ_FILES));
+		ASSERT_EQ(0, pthread_create(&tid[i], NULL, fz_worker, &th[i]));
+	}
+	end = kp_now() + fz_env_seconds("KPROF_FUZZ_SECONDS", 20);
+	while (kp_now() < end)
+		kp_sleep_ms(100);
+	fz_stop = 1;
+	for (i = 0; i < FZ_THREADS; i++) {
+		pthread_join(tid[i], NULL);
+		ksft_print_msg("thread %d: %lu operations, %lu ioctls accepted, %lu mappings, %lu reads\n",
+			       i, th[i].ops, th[i].ioctls_ok, th[i].mapped,
+			       th[i].reads);
+		kp_fuzz_fini(&th[i]);
+	}
+	fflush(stdout);
+	for (i = 0; i < FZ_FILES; i++)
+		close(fz_fds[i]);
+	fz_clean_session(_metadata, seed);
+}
+
+/* The soak. */
+#define SOAK_GID	4242
+#define SOAK_HP_CPU	2	/* CPUs 2 and 3 go off and on */
+#define SOAK_HP_CPUS	2
+/* A forked or exec'd child's share of operations before it exits. */
+#define SOAK_CHILD_OPS	32
+/* How long the rmmod role keeps the fuzzers away from kprof at most. */
+#define SOAK_QUIET_MS	3000
+
+enum soak_role {
+	SOAK_ROOT_A, SOAK_ROOT_B, SOAK_MEMBER, SOAK_HOTPLUG, SOAK_RMMOD,
+	SOAK_ROLES
+};
+
+static const char *const soak_role_name[SOAK_ROLES] = {
+	"root fuzzer A", "root fuzzer B", "member fuzzer (nobody, group=)",
+	"CPU hotplug", "rmmod",
+};
+
+/* Each role's tally, in memory shared with the test. */
+struct soak_report {
+	unsigned long ops, forks, execs, toggles, rmmods, refused;
+	char msg[256];		/* what went wrong, when the role fails */
+};
+
+/* Shared by the test and every role, through fork. */
+struct soak_shared {
+	int quiet;		/* the rmmod role asks the fuzzers to let go */
+	struct soak_report rep[SOAK_ROLES];
+};
+
+static struct soak_shared *soak;
+static unsigned long long soak_seed;
+static double soak_end;
+
+/* A child that died of a signal is a fault in a fuzzer: the role fails. */
+static int soak_reap(pid_t pid, struct soak_report *r, const char *what)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid) {
+		snprintf(r->msg, sizeof(r->msg), "waitpid(%s): %s", what,
+			 strerror(errno));
+		return -1;
+	}
+	if (WIFSIGNALED(status)) {
+		snprintf(r->msg, sizeof(r->msg), "%s child died of signal %d",
+			 what, WTERMSIG(status));
+		return -1;
+	}
+	if (WEXITSTATUS(status) == 127) {
+		snprintf(r->msg, sizeof(r->msg), "%s child: exec /bin/sh failed",
+			 what);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A child shares the files (its mappings are not inherited: kprof maps
+ * VM_DONTCOPY) and works on them while the parent goes on with its own.
+ */
+static int soak_fork(struct kp_fuzz *z, struct soak_report *r)
+{
+	unsigned int i;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return 0;		/* out of processes: not kprof's */
+	if (!pid) {
+		z->rng ^= (__u64)getpid() << 32;
+		for (i = 0; i < SOAK_CHILD_OPS; i++)
+			kp_fuzz_step(z);
+		_exit(0);
+	}
+	for (i = 0; i < SOAK_CHILD_OPS / 4; i++)
+		kp_fuzz_step(z);
+	r->forks++;
+	return soak_reap(pid, r, "forked");
+}
+
+/*
+ * A child opens a file without O_CLOEXEC, works on it alone (exec closes
+ * the files it inherited and drops its mappings), and execs a shell that
+ * reads it as fd 3 and exits: the file outlives the image that opened it
+ * and is released by the exit of another.
+ */
+static int soak_exec(struct kp_fuzz *z, struct soak_report *r)
+{
+	unsigned int i;
+	int fds[1];
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return 0;
+	if (!pid) {
+		fds[0] = open(KP_DEV, O_RDWR | O_NONBLOCK);
+		if (fds[0] < 0)
+			_exit(0);	/* rmmod'ed meanwhile */
+		z->fds = fds;
+		z->nr_fds = 1;
+		z->rng ^= (__u64)getpid() << 32;
+		for (i = 0; i < SOAK_CHILD_OPS / 4; i++)
+			kp_fuzz_step(z);
+		/* A reopen may have replaced it with an O_CLOEXEC one. */
+		if (fds[0] != 3 && dup2(fds[0], 3) < 0)
+			_exit(0);
+		if (fcntl(3, F_SETFD, 0))
+			_exit(0);
+		execl("/bin/sh", "sh", "-c",
+		      "exec 2>/dev/null; head -c 65536 <&3 >/dev/null; exit 0",
+		      (char *)NULL);
+		_exit(127);
+	}
+	r->execs++;
+	return soak_reap(pid, r, "exec'd");
+}
+
+static int soak_is_quiet(void)
+{
+	return __atomic_load_n(&soak->quiet, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * While the rmmod role asks for quiet, hold no file: only opens that are
+ * closed at once, racing the rmmod and the insmod after it.  Then open
+ * the files again (or fail to, with kprof gone: the operations get EBADF).
+ */
+static void soak_let_go(int *fds)
+{
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < FZ_FILES; i++) {
+		close(fds[i]);
+		fds[i] = -1;
+	}
+	while (soak_is_quiet() && kp_now() < soak_end) {
+		fd = open(KP_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		kp_sleep_ms(2);
+	}
+	for (i = 0; i < FZ_FILES; i++)
+		fds[i] = open(KP_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+}
+
+/* Fuzz until the end, one operation in 64 a fork, one an exec. */
+static int soak_fuzz(struct soak_report *r, __u64 seed)
+{
+	int fds[FZ_FILES], ret = 0;
+	struct kp_fuzz z;
+	unsigned int i;
+
+	for (i = 0; i < FZ_FILES; i++)
+		fds[i] = open(KP_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (kp_fuzz_init(&z, seed, fds, FZ_FILES)) {
+		snprintf(r->msg, sizeof(r->msg), "kp_fuzz_init: %s",
+			 strerror(errno));
+		return 1;
+	}
+	while (!ret && kp_now() < soak_end) {
+		if (soak_is_quiet()) {
+			soak_let_go(fds);
+			continue;
+		}
+		switch (kp_fuzz_below(&z, 64)) {
+		case 0:
+			ret = soak_fork(&z, r);
+			break;
+		case 1:
+			ret = soak_exec(&z, r);
+			break;
+		default:
+			kp_fuzz_step(&z);
+			break;
+		}
+	}
+	r->ops = z.ops;
+	kp_fuzz_fini(&z);
+	for (i = 0; i < FZ_FILES; i++)
+		close(fds[i]);
+	return ret ? 1 : 0;
+}
+
+/* kp_as_nobody()'s child: the member fuzzer. */
+static int soak_member(char *msg, size_t len)
+{
+	struct soak_report *r = &soak->rep[SOAK_MEMBER];
+	int ret = soak_fuzz(r, soak_seed * 3 + 1);
+
+	snprintf(msg, len, "%s", r->msg);
+	return ret;
+}
+
+static int soak_hotplug(struct soak_report *r, __u64 seed)
+{
+	struct kp_fuzz z = { .rng = seed | 1 };
+	unsigned int cpu, i;
+	int on;
+
+	while (kp_now() < soak_end) {
+		cpu = SOAK_HP_CPU + kp_fuzz_below(&z, SOAK_HP_CPUS);
+		on = !kp_cpu_online(cpu);
+		if (kp_cpu_set_online(cpu, on)) {
+			snprintf(r->msg, sizeof(r->msg), "CPU %u %s: %s", cpu,
+				 on ? "online" : "offline", strerror(errno));
+			break;
+		}
+		r->toggles++;
+		kp_sleep_ms(kp_fuzz_below(&z, 50));
+	}
+	for (i = 0; i < SOAK_HP_CPUS; i++)
+		if (!kp_cpu_online(SOAK_HP_CPU + i) &&
+		    kp_cpu_set_online(SOAK_HP_CPU + i, 1) && !r->msg[0])
+			snprintf(r->msg, sizeof(r->msg), "CPU %u back online: %s",
+				 SOAK_HP_CPU + i, strerror(errno));
+	return r->msg[0] ? 1 : 0;
+}
+
+/*
+ * One rmmod attempt: refused (EWOULDBLOCK, without waiting) while any
+ * file or mapping holds the module; when nothing does, it succeeds and
+ * the module is loaded again at once with the soak's grant.  1 when it
+ * was unloaded and loaded, 0 when refused, -1 on any other outcome.
+ */
+static int soak_rmmod_once(struct soak_report *r)
+{
+	char params[32];
+
+	if (kp_rmmod()) {
+		if (errno != EWOULDBLOCK && errno != EBUSY) {
+			snprintf(r->msg, sizeof(r->msg), "rmmod kprof: %s",
+				 strerror(errno));
+			return -1;
+		}
+		r->refused++;
+		return 0;
+	}
+	r->rmmods++;
+	snprintf(params, sizeof(params), "group=%d", SOAK_GID);
+	if (kp_insmod_params(params)) {
+		snprintf(r->msg, sizeof(r->msg), "insmod %s %s after rmmod: %s",
+			 kp_ko_path(), params, strerror(errno));
+		return -1;
+	}
+	return 1;
+}
+
+/*
+ * Attempts now and then, refused while the fuzzers work; one time in
+ * eight a quiet window (up to SOAK_QUIET_MS) in which the fuzzers hold no
+ * file and attempts follow each other until one gets through.
+ */
+static int soak_rmmod(struct soak_report *r, __u64 seed)
+{
+	struct kp_fuzz z = { .rng = seed | 1 };
+	double until;
+	int ret = 0;
+
+	while (ret >= 0 && kp_now() < soak_end) {
+		if (kp_fuzz_below(&z, 8)) {
+			ret = soak_rmmod_once(r);
+			kp_sleep_ms(kp_fuzz_below(&z, 100));
+			continue;
+		}
+		__atomic_store_n(&soak->quiet, 1, __ATOMIC_RELEASE);
+		until = kp_now() + SOAK_QUIET_MS / 1000.0;
+		do {
+			ret = soak_rmmod_once(r);
+			kp_sleep_ms(1);
+		} while (!ret && kp_now() < until);
+		__atomic_store_n(&soak->quiet, 0, __ATOMIC_RELEASE);
+	}
+	return ret < 0 ? 1 : 0;
+}
+
+static int soak_run_role(enum soak_role role)
+{
+	struct soak_report *r = &soak->rep[role];
+	gid_t gid = SOAK_GID;
+	__u64 seed = soak_seed * (role + 1) + 0x9E3779B97F4A7C15ULL;
+
+	switch (role) {
+	case SOAK_ROOT_A:
+	case SOAK_ROOT_B:
+		return soak_fuzz(r, seed);
+	case SOAK_MEMBER:
+		return kp_as_nobody(&gid, 1, soak_member, r->msg,
+				    sizeof(r->msg)) ? 1 : 0;
+	case SOAK_HOTPLUG:
+		return soak_hotplug(r, seed);
+	default:
+		return soak_rmmod(r, seed);
+	}
+}
+
+FIXTURE(soak) {
+	int loaded;
+};
+
+FIXTURE_SETUP(soak)
+{
+	char params[32];
+	unsigned int i;
+
+	self->loaded = 0;
+	if (getuid() != 0 || !getenv("KPROF_VM"))
+		SKIP(return, "reloads kprof.ko, hotplugs CPUs: test-bed VM only");
+	for (i = 0; i < SOAK_HP_CPU + SOAK_HP_CPUS; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%u/online", i);
+		if (!kp_cpu_online(i) || (i >= SOAK_HP_CPU && access(path, W_OK)))
+			SKIP(return, "needs CPUs 0-3 online, 2 and 3 hotpluggable (tests/vm/run --cpus 4)");
+	}
+	if (kp_module_loaded() && kp_rmmod())
+		SKIP(return, "rmmod kprof: %s", strerror(errno));
+	snprintf(params, sizeof(params), "group=%d", SOAK_GID);
+	ASSERT_EQ(0, kp_insmod_params(params))
+		TH_LOG("insmod %s %s: %s", kp_ko_path(), params, strerror(errno));
+	self->loaded = 1;
+	soak = mmap(NULL, sizeof(*soak), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, soak);
+	memset(soak, 0, sizeof(*soak));
+}
+
+FIXTURE_TEARDOWN(soak)
+{
+	unsigned int i;
+
+	for (i = 0; i < SOAK_HP_CPUS; i++)
+		if (!kp_cpu_online(SOAK_HP_CPU + i))
+			kp_cpu_set_online(SOAK_HP_CPU + i, 1);
+	if (!self->loaded)
+		return;
+	if (kp_module_loaded())
+		kp_rmmod();
+	kp_insmod();
+}
+
+/*
+ * Wait for a role that should be ending: each operation returns, so a
+ * role still running KP_PROGRESS_MS after the end is stuck in the kernel;
+ * its kernel stack is logged and its process group killed.
+ */
+static int soak_wait(struct __test_metadata *_metadata, pid_t pid,
+		     enum soak_role role)
+{
+	double give_up = soak_end + KP_PROGRESS_MS / 1000.0;
+	char path[64], stack[1024];
+	int status, fd;
+	ssize_t n;
+
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (kp_now() < give_up) {
+			kp_sleep_ms(50);
+			continue;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+		fd = open(path, O_RDONLY);
+		n = fd < 0 ? 0 : read(fd, stack, sizeof(stack) - 1);
+		stack[n > 0 ? n : 0] = '\0';
+		if (fd >= 0)
+			close(fd);
+		kill(-pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		TH_LOG("%s still running %d ms after the end; kernel stack:\n%s",
+		       soak_role_name[role], KP_PROGRESS_MS, stack);
+		return -1;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		TH_LOG("%s failed (status 0x%x): %s", soak_role_name[role],
+		       status, soak->rep[role].msg);
+		return -1;
+	}
+	return 0;
+}
+
+TEST_F_TIMEOUT(soak, processes, 600)
+{
+	pid_t pid[SOAK_ROLES];
+	int role, failed = 0;
+
+	KP_RETURN_IF_SKIPPED();
+	soak_seed = fz_seed();
+	soak_end = kp_now() + fz_env_seconds("KPROF_SOAK_SECONDS", 30);
+	signal(SIGPIPE, SIG_IGN);
+	for (role = 0; role < SOAK_ROLES; role++) {
+		pid[role] = fork();
+		ASSERT_LE(0, pid[role]) TH_LOG("fork: %s", strerror(errno));
+		if (!pid[role]) {
+			setpgid(0, 0);	/* killed as a group if it hangs */
+			_exit(soak_run_role(role));
+		}
+	}
+	for (role = 0; role < SOAK_ROLES; role++) {
+		const struct soak_report *r = &soak->rep[role];
+
+		failed |= soak_wait(_metadata, pid[role], role);
+		if (role == SOAK_HOTPLUG)
+			ksft_print_msg("%s: %lu CPU toggles\n",
+				       soak_role_name[role], r->toggles);
+		else if (role == SOAK_RMMOD)
+			ksft_print_msg("%s: %lu unloads and loads, %lu refused\n",
+				       soak_role_name[role], r->rmmods,
+				       r->refused);
+		else
+			ksft_print_msg("%s: %lu operations, %lu forks, %lu execs\n",
+				       soak_role_name[role], r->ops, r->forks,
+				       r->execs);
+	}
+	fflush(stdout);
+	ASSERT_EQ(0, failed) TH_LOG("seed %llu", soak_seed);
+	ASSERT_TRUE(kp_module_loaded());
+	fz_clean_session(_metadata, soak_seed);
 }
 
 TEST_HARNESS_MAIN

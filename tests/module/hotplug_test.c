@@ -18,20 +18,6 @@
 #define FIRST_HP_CPU	2
 #define NR_HP_CPUS	2
 
-static int set_online(unsigned int cpu, int on)
-{
-	char path[64];
-	int fd, ret;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ret = write(fd, on ? "1" : "0", 1) == 1 ? 0 : -1;
-	close(fd);
-	return ret;
-}
-
 static int info_online(int fd, unsigned int cpu)
 {
 	struct kprof_info info;
@@ -94,7 +80,7 @@ FIXTURE_TEARDOWN(hotplug)
 		return;
 	for (cpu = FIRST_HP_CPU; cpu < FIRST_HP_CPU + NR_HP_CPUS; cpu++)
 		if (!kp_cpu_online(cpu))
-			set_online(cpu, 1);
+			kp_cpu_set_online(cpu, 1);
 	kp_stop(self->fd);
 	kp_unmap(&self->b);
 	close(self->fd);
@@ -120,7 +106,7 @@ TEST_F_TIMEOUT(hotplug, offline_online, 240)
 	for (n = 0; n < CYCLES; n++) {
 		kp_sleep_ms(20);
 		for (i = 0; i < NR_HP_CPUS; i++)
-			ASSERT_EQ(0, set_online(FIRST_HP_CPU + i, 0))
+			ASSERT_EQ(0, kp_cpu_set_online(FIRST_HP_CPU + i, 0))
 				TH_LOG("cycle %d: offline CPU %u: %s", n,
 				       FIRST_HP_CPU + i, strerror(errno));
 		/* Offline regions stay readable: drain them like the rest. */
@@ -146,7 +132,7 @@ TEST_F_TIMEOUT(hotplug, offline_online, 240)
 				  __atomic_load_n(&c->pg->data_head, __ATOMIC_ACQUIRE))
 				TH_LOG("cycle %d: offline CPU %u got records",
 				       n, c->cpu);
-			ASSERT_EQ(0, set_online(c->cpu, 1))
+			ASSERT_EQ(0, kp_cpu_set_online(c->cpu, 1))
 				TH_LOG("cycle %d: online CPU %u: %s", n, c->cpu,
 				       strerror(errno));
 			ASSERT_EQ(KPROF_PAGE_ONLINE, kp_page_flags(c) & KPROF_PAGE_ONLINE)
