@@ -40,6 +40,22 @@
 } while (0)
 
 /*
+ * FIXTURE_SETUP prologue of the tests that load kprof.ko with the group=
+ * grant to @gid: unload it (SKIP when something still holds it), then
+ * load it with the grant.
+ */
+#define KP_LOAD_GRANTED(gid) do {					\
+	char params_[32];						\
+									\
+	if (kp_module_loaded() && kp_rmmod())				\
+		SKIP(return, "rmmod kprof: %s", strerror(errno));	\
+	snprintf(params_, sizeof(params_), "group=%d", (gid));		\
+	ASSERT_EQ(0, kp_insmod_params(params_))				\
+		TH_LOG("insmod %s %s: %s", kp_ko_path(), params_,	\
+		       strerror(errno));				\
+} while (0)
+
+/*
  * FIXTURE_SETUP prologue: open /dev/kprof into @fd and make sure it is
  * stopped (an earlier test may have left a session running) with the
  * default limits, or SKIP when kprof is not loaded.

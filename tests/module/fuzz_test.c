@@ -446,7 +446,6 @@ FIXTURE(soak) {
 
 FIXTURE_SETUP(soak)
 {
-	char params[32];
 	unsigned int i;
 
 	self->loaded = 0;
@@ -460,11 +459,7 @@ FIXTURE_SETUP(soak)
 		if (!kp_cpu_online(i) || (i >= SOAK_HP_CPU && access(path, W_OK)))
 			SKIP(return, "needs CPUs 0-3 online, 2 and 3 hotpluggable (tests/vm/run --cpus 4)");
 	}
-	if (kp_module_loaded() && kp_rmmod())
-		SKIP(return, "rmmod kprof: %s", strerror(errno));
-	snprintf(params, sizeof(params), "group=%d", SOAK_GID);
-	ASSERT_EQ(0, kp_insmod_params(params))
-		TH_LOG("insmod %s %s: %s", kp_ko_path(), params, strerror(errno));
+	KP_LOAD_GRANTED(SOAK_GID);
 	self->loaded = 1;
 	soak = mmap(NULL, sizeof(*soak), PROT_READ | PROT_WRITE,
 		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);

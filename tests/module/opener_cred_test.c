@@ -85,7 +85,6 @@ FIXTURE(cred) {
 
 FIXTURE_SETUP(cred)
 {
-	char params[32];
 	FILE *f;
 
 	self->loaded = 0;
@@ -96,11 +95,7 @@ FIXTURE_SETUP(cred)
 		SKIP(return, "needs the PMU stand-in (tests/vm/run --testpmu)");
 	if (access(INIT_EUID, W_OK))
 		SKIP(return, "the stand-in has no init_euid");
-	if (kp_module_loaded() && kp_rmmod())
-		SKIP(return, "rmmod kprof: %s", strerror(errno));
-	snprintf(params, sizeof(params), "group=%d", GRANT_GID);
-	ASSERT_EQ(0, kp_insmod_params(params))
-		TH_LOG("insmod %s %s: %s", kp_ko_path(), params, strerror(errno));
+	KP_LOAD_GRANTED(GRANT_GID);
 	self->loaded = 1;
 	f = fopen(PARANOID, "r");
 	ASSERT_NE(NULL, f);

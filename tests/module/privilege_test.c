@@ -203,16 +203,10 @@ FIXTURE(granted) {
 
 FIXTURE_SETUP(granted)
 {
-	char params[32];
-
 	self->loaded = 0;
 	if (getuid() != 0 || !getenv("KPROF_VM"))
 		SKIP(return, "reloads kprof.ko: test-bed VM only");
-	if (kp_module_loaded() && kp_rmmod())
-		SKIP(return, "rmmod kprof: %s", strerror(errno));
-	snprintf(params, sizeof(params), "group=%d", GRANT_GID);
-	ASSERT_EQ(0, kp_insmod_params(params))
-		TH_LOG("insmod %s %s: %s", kp_ko_path(), params, strerror(errno));
+	KP_LOAD_GRANTED(GRANT_GID);
 	self->loaded = 1;
 }
 
