@@ -98,6 +98,11 @@ else ifeq ($(filter-out $(QUICK_GOALS),$(GOALS)),)
 else ifneq ($(filter-out deps clean uninstall,$(GOALS)),)
   DEPS_RUN := $(if $(DEPS_OK),,scripts/deps)
 endif
+# A dry run (make -n) says what would be done and installs nothing, yet
+# make remakes an included makefile even then: no deps run under it.
+ifneq ($(findstring n,$(firstword -$(MAKEFLAGS))),)
+  DEPS_RUN :=
+endif
 ifneq ($(DEPS_RUN),)
 ifeq ($(MAKE_RESTARTS),)
 -include build/deps-ran.mk
