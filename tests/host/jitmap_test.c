@@ -13,7 +13,9 @@
  * samples: perf record of progs/jitspin, code generated at run time and
  * named in its map as JITs do, turned into a capture by perf2kpcap (as
  * tests/host/convert-check does): kprofcat -i prints every JIT frame of
- * every sample as perf script prints it.
+ * every sample as perf script prints it.  And the same with a real JIT:
+ * Debian's node, whose V8 writes the map with --perf-basic-prof, running
+ * progs/jithot.js.
  *
  * The pid is the test's own, so the map written is one no other process
  * owns.
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "kselftest_harness.h"
 
@@ -91,8 +94,8 @@ FIXTURE_TEARDOWN(jit)
 {
 	char cmd[512];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf %s %s %s.data %s.data.kallsyms %s.data.symfs",
-		 self->map, self->cap, self->cap, self->cap, self->cap);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s %s.data %s.data.kallsyms %s.data.symfs %s.d",
+		 self->map, self->cap, self->cap, self->cap, self->cap, self->cap);
 	if (system(cmd))
 		TH_LOG("cleaning up %s failed", self->cap);
 }
@@ -214,19 +217,27 @@ static int test_output(char *buf, size_t len, const char *rel)
  * perf record (cpu-clock every 250 us, -g) of the command ARGS into
  * CAP.data, turned into the capture CAP by perf2kpcap (as
  * tests/host/convert-check does), while the JIT's map is still there;
- * *OUT: what the command printed.  1: perf cannot sample here (no *OUT).
+ * *OUT: what the command printed.  1: perf cannot sample here, -1: the
+ * command or the conversion failed (*OUT NULL if the command did).
  */
 static int perf_capture(const char *cap, const char *args, char **out)
 {
 	char p2k[PATH_MAX], cmd[4 * PATH_MAX];
 
+	*out = NULL;
 	if (test_output(p2k, sizeof(p2k), "tools/perf2kpcap"))
 		return -1;
+	snprintf(cmd, sizeof(cmd), "perf record -q -e cpu-clock -g -o %s.data -- true 2>/dev/null",
+		 cap);
+	if (system(cmd))
+		return 1;
+	snprintf(cmd, sizeof(cmd), "%s.data", cap);
+	unlink(cmd);
 	snprintf(cmd, sizeof(cmd), "perf record -q -e cpu-clock -c 250000 -g --sample-cpu -o %s.data -- %s 2>/dev/null",
 		 cap, args);
 	*out = cmd_output(cmd);
 	if (!*out)
-		return 1;
+		return -1;
 	snprintf(cmd, sizeof(cmd), "perf report -D -i %s.data 2>/dev/null | %s %s >/dev/null",
 		 cap, p2k, cap);
 	return system(cmd) ? -1 : 0;
@@ -338,6 +349,7 @@ TEST_F(jit, perf_record_of_a_jit_reads_as_perf_script)
 	ret = perf_capture(self->cap, args, &out);
 	if (ret > 0)
 		SKIP(return, "perf record cannot sample here (perf_event_paranoid?)");
+	ASSERT_NE(NULL, out) TH_LOG("%s failed under perf record", args);
 	/* jitspin prints its map's path; the teardown removes it. */
 	ASSERT_EQ(1, sscanf(out, "%63s", self->map));
 	free(out);
@@ -350,6 +362,61 @@ TEST_F(jit, perf_record_of_a_jit_reads_as_perf_script)
 	EXPECT_LT(0, count_occurrences(p.lines, " jit_spin_a+0x"));
 	EXPECT_LT(0, count_occurrences(p.lines, " LazyCompile:*spin_b /srv/b.js:7+0x"));
 	EXPECT_EQ(p.samples, k.samples);
+	EXPECT_EQ(0, samples_differing(p.lines, k.lines));
+	free(p.lines);
+	free(k.lines);
+}
+
+/*
+ * Debian's node (nodejs), V8 naming its code in /tmp/perf-PID.map
+ * (--perf-basic-prof; --interpreted-frames-native-stack gives interpreted
+ * functions code of their own to name), running progs/jithot.js: every
+ * sample's frames in that map, as kprofcat -i and perf script print them,
+ * the same, and hot() compiled and named among them.
+ */
+TEST_F(jit, node_perf_basic_prof_reads_as_perf_script)
+{
+	const char *js = KPROF_TREE "/tests/progs/jithot.js";
+	char args[PATH_MAX + 80], hot[PATH_MAX + 8], dir[80], *out, *ver;
+	struct jit_samples k, p;
+	int ret, hot_p, hot_k;
+
+	if (system("command -v node >/dev/null"))
+		SKIP(return, "no node (Debian's nodejs): make deps");
+	if (system("command -v perf >/dev/null"))
+		SKIP(return, "no perf (linux-perf): make deps");
+	ver = cmd_output("node --version");
+	ASSERT_NE(NULL, ver) TH_LOG("node --version failed");
+	ver[strcspn(ver, "\n")] = '\0';
+	/* V8 also writes isolate-*-v8.log, where node runs: in CAP.d. */
+	snprintf(dir, sizeof(dir), "%s.d", self->cap);
+	ASSERT_EQ(0, mkdir(dir, 0700));
+	ASSERT_EQ(0, chdir(dir));
+	snprintf(args, sizeof(args), "node --perf-basic-prof --interpreted-frames-native-stack %s 1.5",
+		 js);
+	ret = perf_capture(self->cap, args, &out);
+	if (ret > 0)
+		SKIP(free(ver); return, "perf record cannot sample here (perf_event_paranoid?)");
+	ASSERT_NE(NULL, out) TH_LOG("%s failed under perf record", args);
+	/* jithot.js prints node's map's path; the teardown removes it. */
+	ASSERT_EQ(1, sscanf(out, "%63s", self->map)) TH_LOG("node printed '%s'", out);
+	free(out);
+	ASSERT_EQ(0, ret) TH_LOG("make tests builds tools/perf2kpcap");
+	ASSERT_EQ(0, both_printers(self->kprofcat, self->cap, self->map, &k, &p));
+	/* "LazyCompile:*hot JS:2" (node 18), "JS:*hot JS:2:13" (node 20) */
+	snprintf(hot, sizeof(hot), "hot %s:", js);
+	hot_p = count_occurrences(p.lines, hot);
+	hot_k = count_occurrences(k.lines, hot);
+	ksft_print_msg("node %s: %d samples, %d with frames in %s, %d frames, %d in hot(); kprofcat -i: %d, %d, %d, %d\n",
+		       ver, p.samples, p.with_jit, self->map, p.frames, hot_p,
+		       k.samples, k.with_jit, k.frames, hot_k);
+	fflush(stdout);
+	free(ver);
+	ASSERT_LT(0, p.frames) TH_LOG("perf script printed no frame in %s", self->map);
+	EXPECT_LT(0, hot_p) TH_LOG("perf script named no frame of hot() (%s)", hot);
+	EXPECT_EQ(p.samples, k.samples);
+	EXPECT_EQ(p.frames, k.frames);
+	EXPECT_EQ(hot_p, hot_k);
 	EXPECT_EQ(0, samples_differing(p.lines, k.lines));
 	free(p.lines);
 	free(k.lines);
