@@ -262,8 +262,11 @@ static void parse_mmap2(const char *line)
 	nl = strchr(path, '\n');
 	if (nl)
 		*nl = '\0';
-	/* Only executable mappings matter for symbols: "r-xp". */
-	if (!strstr(s, "]: r-x") && !strstr(s, "]: --x"))
+	/*
+	 * Only executable mappings matter for symbols: "r-xp", and "rwxp",
+	 * as node 20's V8 keeps its JIT code space (node 18's flips it to r-x).
+	 */
+	if (!strstr(s, "]: r-x") && !strstr(s, "]: --x") && !strstr(s, "]: rwx"))
 		return;
 	e.path = path;
 	if (capture__write_pev(cap, &e))

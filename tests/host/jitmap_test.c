@@ -13,7 +13,9 @@
  * samples: perf record of progs/jitspin, code generated at run time and
  * named in its map as JITs do, turned into a capture by perf2kpcap (as
  * tests/host/convert-check does): kprofcat -i prints every JIT frame of
- * every sample as perf script prints it.
+ * every sample as perf script prints it.  And the same with a real JIT:
+ * Debian's node, whose V8 writes the map with --perf-basic-prof, running
+ * progs/jithot.js.
  *
  * The pid is the test's own, so the map written is one no other process
  * owns.
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "kselftest_harness.h"
 
@@ -91,8 +94,8 @@ FIXTURE_TEARDOWN(jit)
 {
 	char cmd[512];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf %s %s %s.data %s.data.kallsyms %s.data.symfs",
-		 self->map, self->cap, self->cap, self->cap, self->cap);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s %s.data %s.data.kallsyms %s.data.symfs %s.d",
+		 self->map, self->cap, self->cap, self->cap, self->cap, self->cap);
 	if (system(cmd))
 		TH_LOG("cleaning up %s failed", self->cap);
 }
@@ -197,85 +200,226 @@ TEST_F(jit, map_read_again_once_it_grows)
 	usyms__free(u);
 }
 
-static int cmp_line(const void *a, const void *b)
+/* OUTPUT/REL, beside this test's OUTPUT/host/jitmap_test; -1: not built. */
+static int test_output(char *buf, size_t len, const char *rel)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	char self_exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+
+	if (n <= 0)
+		return -1;
+	self_exe[n] = '\0';
+	snprintf(buf, len, "%s/../%s", dirname(self_exe), rel);
+	return access(buf, X_OK);
 }
 
-/* The lines of TXT that end in " (MAP)", sorted, one string; NULL: none. */
-static char *jit_frames(char *txt, const char *map)
+/*
+ * perf record (cpu-clock every 250 us, -g) of the command ARGS into
+ * CAP.data, turned into the capture CAP by perf2kpcap (as
+ * tests/host/convert-check does), while the JIT's map is still there;
+ * *OUT: what the command printed.  1: perf cannot sample here, -1: the
+ * command or the conversion failed (*OUT NULL if the command did).
+ */
+static int perf_capture(const char *cap, const char *args, char **out)
 {
-	char want[80], **lines = NULL, *line, *save = NULL, *out;
-	size_t n = 0, len = 1, i;
+	char p2k[PATH_MAX], cmd[4 * PATH_MAX];
+
+	*out = NULL;
+	if (test_output(p2k, sizeof(p2k), "tools/perf2kpcap"))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "perf record -q -e cpu-clock -g -o %s.data -- true 2>/dev/null",
+		 cap);
+	if (system(cmd))
+		return 1;
+	snprintf(cmd, sizeof(cmd), "%s.data", cap);
+	unlink(cmd);
+	snprintf(cmd, sizeof(cmd), "perf record -q -e cpu-clock -c 250000 -g --sample-cpu -o %s.data -- %s 2>/dev/null",
+		 cap, args);
+	*out = cmd_output(cmd);
+	if (!*out)
+		return -1;
+	snprintf(cmd, sizeof(cmd), "perf report -D -i %s.data 2>/dev/null | %s %s >/dev/null",
+		 cap, p2k, cap);
+	return system(cmd) ? -1 : 0;
+}
+
+/* Each sample's frames in a JIT map, as one printer printed them. */
+struct jit_samples {
+	char *lines;	/* a line a sample: those frames, " | " between */
+	int samples;	/* runs of frame lines (lines starting with a tab) */
+	int with_jit;	/* samples with a frame in the map */
+	int frames;	/* frames in the map */
+};
+
+/* TXT's samples, each the frames that end in " (MAP)"; -1: no memory. */
+static int jit_by_sample(const char *txt, const char *map, struct jit_samples *js)
+{
+	char want[80], *o;
+	const char *line, *nl;
+	size_t wl;
+	int in_sample = 0, jit = 0;
 
 	snprintf(want, sizeof(want), " (%s)", map);
-	for (line = strtok_r(txt, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		size_t l = strlen(line);
+	wl = strlen(want);
+	memset(js, 0, sizeof(*js));
+	js->lines = malloc(2 * strlen(txt) + 2);
+	o = js->lines;
+	if (!o)
+		return -1;
+	for (line = txt; *line; line = *nl ? nl + 1 : nl) {
+		size_t l;
 
-		if (l < strlen(want) || strcmp(line + l - strlen(want), want))
+		nl = line + strcspn(line, "\n");
+		l = nl - line;
+		if (line[0] != '\t') {
+			if (in_sample)
+				*o++ = '\n';
+			in_sample = 0;
+			jit = 0;
 			continue;
-		lines = realloc(lines, (n + 1) * sizeof(*lines));
-		if (!lines)
-			return NULL;
-		lines[n++] = line;
-		len += l + 1;
+		}
+		js->samples += !in_sample;
+		in_sample = 1;
+		if (l < wl || memcmp(line + l - wl, want, wl))
+			continue;
+		line += strspn(line, "\t ");
+		o += sprintf(o, "%s%.*s", jit ? " | " : "", (int)(nl - line), line);
+		js->with_jit += !jit;
+		js->frames++;
+		jit = 1;
 	}
-	if (!n)
-		return NULL;
-	qsort(lines, n, sizeof(*lines), cmp_line);
-	out = calloc(1, len);
-	for (i = 0; out && i < n; i++)
-		strcat(strcat(out, lines[i]), "\n");
-	free(lines);
-	return out;
+	if (in_sample)
+		*o++ = '\n';
+	*o = '\0';
+	return 0;
+}
+
+/* How many samples' lines of A and B differ; the first is printed. */
+static int samples_differing(const char *a, const char *b)
+{
+	int n = 0, i = 0;
+
+	while (*a || *b) {
+		size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+
+		if (la != lb || memcmp(a, b, la)) {
+			if (!n++)
+				ksft_print_msg("sample %d: perf script '%.*s', kprofcat -i '%.*s'\n",
+					       i, (int)la, a, (int)lb, b);
+		}
+		a += la + !!a[la];
+		b += lb + !!b[lb];
+		i++;
+	}
+	fflush(stdout);
+	return n;
+}
+
+/*
+ * kprofcat -i CAP and perf script on CAP.data, with MAP in place, each
+ * sample's frames in MAP: into *K and *P; 0 if both printed.
+ */
+static int both_printers(const char *kprofcat, const char *cap, const char *map,
+			 struct jit_samples *k, struct jit_samples *p)
+{
+	char cmd[3 * PATH_MAX], *kp, *pf;
+	int ret;
+
+	snprintf(cmd, sizeof(cmd), "%s -i %s", kprofcat, cap);
+	kp = cmd_output(cmd);
+	snprintf(cmd, sizeof(cmd), "perf script -i %s.data -F ip,sym,symoff,dso 2>/dev/null", cap);
+	pf = cmd_output(cmd);
+	ret = !kp || !pf || jit_by_sample(kp, map, k) || jit_by_sample(pf, map, p);
+	free(kp);
+	free(pf);
+	return ret;
 }
 
 TEST_F(jit, perf_record_of_a_jit_reads_as_perf_script)
 {
-	char self_exe[PATH_MAX], prog[PATH_MAX + 32], p2k[PATH_MAX + 32], cmd[4 * PATH_MAX];
-	char *out, *kp, *pf, *kp_frames, *pf_frames, *dir;
-	ssize_t n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+	char prog[PATH_MAX], args[PATH_MAX + 8], *out;
+	struct jit_samples k, p;
+	int ret;
 
-	ASSERT_LT(0, n);
-	self_exe[n] = '\0';
-	/* OUTPUT/host/jitmap_test: OUTPUT/progs/jitspin, OUTPUT/tools/perf2kpcap */
-	dir = dirname(self_exe);
-	snprintf(prog, sizeof(prog), "%s/../progs/jitspin", dir);
-	snprintf(p2k, sizeof(p2k), "%s/../tools/perf2kpcap", dir);
-	ASSERT_EQ(0, access(prog, X_OK)) TH_LOG("make tests builds %s", prog);
-	ASSERT_EQ(0, access(p2k, X_OK)) TH_LOG("make tests builds %s", p2k);
+	ASSERT_EQ(0, test_output(prog, sizeof(prog), "progs/jitspin"))
+		TH_LOG("make tests builds %s", prog);
 	if (system("command -v perf >/dev/null"))
 		SKIP(return, "no perf (linux-perf): make deps");
-	snprintf(cmd, sizeof(cmd), "perf record -q -e cpu-clock -c 250000 -g --sample-cpu -o %s.data -- %s 1 2>/dev/null",
-		 self->cap, prog);
-	out = cmd_output(cmd);
-	if (!out)
+	snprintf(args, sizeof(args), "%s 1", prog);
+	ret = perf_capture(self->cap, args, &out);
+	if (ret > 0)
 		SKIP(return, "perf record cannot sample here (perf_event_paranoid?)");
+	ASSERT_NE(NULL, out) TH_LOG("%s failed under perf record", args);
 	/* jitspin prints its map's path; the teardown removes it. */
 	ASSERT_EQ(1, sscanf(out, "%63s", self->map));
 	free(out);
-	snprintf(cmd, sizeof(cmd), "perf report -D -i %s.data 2>/dev/null | %s %s >/dev/null",
-		 self->cap, p2k, self->cap);
-	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, ret) TH_LOG("make tests builds tools/perf2kpcap");
+	ASSERT_EQ(0, both_printers(self->kprofcat, self->cap, self->map, &k, &p));
+	ksft_print_msg("jitspin: %d samples, %d with frames in %s, %d frames; kprofcat -i: %d, %d, %d\n",
+		       p.samples, p.with_jit, self->map, p.frames, k.samples, k.with_jit, k.frames);
+	fflush(stdout);	/* the harness's child ends with _exit() */
+	ASSERT_LT(0, p.frames) TH_LOG("perf script printed no frame in %s", self->map);
+	EXPECT_LT(0, count_occurrences(p.lines, " jit_spin_a+0x"));
+	EXPECT_LT(0, count_occurrences(p.lines, " LazyCompile:*spin_b /srv/b.js:7+0x"));
+	EXPECT_EQ(p.samples, k.samples);
+	EXPECT_EQ(0, samples_differing(p.lines, k.lines));
+	free(p.lines);
+	free(k.lines);
+}
 
-	snprintf(cmd, sizeof(cmd), "%s -i %s", self->kprofcat, self->cap);
-	kp = cmd_output(cmd);
-	snprintf(cmd, sizeof(cmd), "perf script -i %s.data -F ip,sym,symoff,dso 2>/dev/null",
-		 self->cap);
-	pf = cmd_output(cmd);
-	ASSERT_NE(NULL, kp);
-	ASSERT_NE(NULL, pf);
-	pf_frames = jit_frames(pf, self->map);
-	kp_frames = jit_frames(kp, self->map);
-	ASSERT_NE(NULL, pf_frames) TH_LOG("perf script printed no frame in %s", self->map);
-	EXPECT_LT(0, count_occurrences(pf_frames, " jit_spin_a+0x"));
-	EXPECT_LT(0, count_occurrences(pf_frames, " LazyCompile:*spin_b /srv/b.js:7+0x"));
-	ASSERT_NE(NULL, kp_frames) TH_LOG("kprofcat printed no frame in %s", self->map);
-	EXPECT_STREQ(pf_frames, kp_frames);
-	free(pf_frames);
-	free(kp_frames);
-	free(pf);
-	free(kp);
+/*
+ * Debian's node (nodejs), V8 naming its code in /tmp/perf-PID.map
+ * (--perf-basic-prof; --interpreted-frames-native-stack gives interpreted
+ * functions code of their own to name), running progs/jithot.js: every
+ * sample's frames in that map, as kprofcat -i and perf script print them,
+ * the same, and hot() compiled and named among them.
+ */
+TEST_F(jit, node_perf_basic_prof_reads_as_perf_script)
+{
+	const char *js = KPROF_TREE "/tests/progs/jithot.js";
+	char args[PATH_MAX + 80], hot[PATH_MAX + 8], dir[80], *out, *ver;
+	struct jit_samples k, p;
+	int ret, hot_p, hot_k;
+
+	if (system("command -v node >/dev/null"))
+		SKIP(return, "no node (Debian's nodejs): make deps");
+	if (system("command -v perf >/dev/null"))
+		SKIP(return, "no perf (linux-perf): make deps");
+	ver = cmd_output("node --version");
+	ASSERT_NE(NULL, ver) TH_LOG("node --version failed");
+	ver[strcspn(ver, "\n")] = '\0';
+	/* V8 also writes isolate-*-v8.log, where node runs: in CAP.d. */
+	snprintf(dir, sizeof(dir), "%s.d", self->cap);
+	ASSERT_EQ(0, mkdir(dir, 0700));
+	ASSERT_EQ(0, chdir(dir));
+	snprintf(args, sizeof(args), "node --perf-basic-prof --interpreted-frames-native-stack %s 1.5",
+		 js);
+	ret = perf_capture(self->cap, args, &out);
+	if (ret > 0)
+		SKIP(free(ver); return, "perf record cannot sample here (perf_event_paranoid?)");
+	ASSERT_NE(NULL, out) TH_LOG("%s failed under perf record", args);
+	/* jithot.js prints node's map's path; the teardown removes it. */
+	ASSERT_EQ(1, sscanf(out, "%63s", self->map)) TH_LOG("node printed '%s'", out);
+	free(out);
+	ASSERT_EQ(0, ret) TH_LOG("make tests builds tools/perf2kpcap");
+	ASSERT_EQ(0, both_printers(self->kprofcat, self->cap, self->map, &k, &p));
+	/* "LazyCompile:*hot JS:2" (node 18), "JS:*hot JS:2:13" (node 20) */
+	snprintf(hot, sizeof(hot), "hot %s:", js);
+	hot_p = count_occurrences(p.lines, hot);
+	hot_k = count_occurrences(k.lines, hot);
+	ksft_print_msg("node %s: %d samples, %d with frames in %s, %d frames, %d in hot(); kprofcat -i: %d, %d, %d, %d\n",
+		       ver, p.samples, p.with_jit, self->map, p.frames, hot_p,
+		       k.samples, k.with_jit, k.frames, hot_k);
+	fflush(stdout);
+	free(ver);
+	ASSERT_LT(0, p.frames) TH_LOG("perf script printed no frame in %s", self->map);
+	EXPECT_LT(0, hot_p) TH_LOG("perf script named no frame of hot() (%s)", hot);
+	EXPECT_EQ(p.samples, k.samples);
+	EXPECT_EQ(p.frames, k.frames);
+	EXPECT_EQ(hot_p, hot_k);
+	EXPECT_EQ(0, samples_differing(p.lines, k.lines));
+	free(p.lines);
+	free(k.lines);
 }
 
 TEST_HARNESS_MAIN
