@@ -15,6 +15,8 @@
 #                    (PREFIX, DESTDIR); make uninstall removes them
 #   make deb     Debian packages kprof-dkms and kprofcat in build/deb/,
 #                checked by lintian
+#   make deb-check   make deb in a pristine Debian 12 root, apt-get install,
+#                    DKMS's kprof.ko in the 6.1 guest (as root; also in check)
 #   make deps    install/fetch what all of this needs (scripts/deps)
 # Each target installs or builds what it needs the first time it runs
 # (scripts/deps --build, --demo, --quick or all of it; see below).
@@ -194,7 +196,7 @@ tests: $(if $(wildcard user/Makefile),user)
 check: tests lint
 	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --testpmu --build-only || exit; done
 	PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/vm/selftest tests/vm/testpmu-selftest \
-		tests/host/dkms-check tests/host/install-check tests/host/arch-check tests/host/production-check tests/host/report-check \
+		tests/host/dkms-check tests/host/install-check tests/host/deb-check tests/host/arch-check tests/host/production-check tests/host/report-check \
 		tests/host/browser-check tests/experiments/safety-vm \
 		$(addprefix tests/vm/kernel-,$(VM_KERNELS)) tests/vm/kernel-6.1-icount \
 		tests/host/convert-check
@@ -215,6 +217,12 @@ layering: kmod user
 # temporary dkms tree: nothing installed, nothing loaded (also in check).
 dkms-check:
 	tests/host/dkms-check
+
+# make deb in a pristine Debian 12 root from a clone, lintian, apt-get
+# install of the packages, DKMS's kprof.ko loaded in the 6.1 guest (also
+# in check; as root: it builds the root with mmdebstrap and chroots).
+deb-check:
+	tests/host/deb-check
 
 # kprofcat and its man page go under $(DESTDIR)$(PREFIX); the module's
 # source goes where DKMS looks for a package's source, whatever the
