@@ -276,8 +276,9 @@ deb:
 	[ "$$v" = "$(KPROF_VERSION)" ] || { echo "make deb: debian/changelog is at" \
 		"version $$v, VERSION says $(KPROF_VERSION): add an entry" \
 		"(dch -v $(KPROF_VERSION))" >&2; exit 1; }
-	@git rev-parse --show-toplevel >/dev/null 2>&1 || { echo "make deb: packs the" \
-		"files git lists: run it in a git clone of kprof" >&2; exit 1; }
+	@[ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] || { \
+		echo "make deb: packs the files git lists, and $(CURDIR) is not" \
+		"a git checkout of kprof: run it in a git clone" >&2; exit 1; }
 	rm -rf $(DEB_DIR)
 	mkdir -p $(DEB_DIR)/kprof-$(KPROF_VERSION)
 	git ls-files -z --cached --others --exclude-standard | \
