@@ -16,7 +16,7 @@
 #   make deb     Debian packages kprof-dkms and kprofcat in build/deb/,
 #                checked by lintian
 #   make deb-check   make deb in a pristine Debian 12 root, apt-get install,
-#                    DKMS's kprof.ko in the 6.1 guest (as root; also in check)
+#                    DKMS's kprof.ko in the 6.1 guest (also in check)
 #   make deps    install/fetch what all of this needs (scripts/deps)
 # Each target installs or builds what it needs the first time it runs
 # (scripts/deps --build, --demo, --quick or all of it; see below).
@@ -220,7 +220,8 @@ dkms-check:
 
 # make deb in a pristine Debian 12 root from a clone, lintian, apt-get
 # install of the packages, DKMS's kprof.ko loaded in the 6.1 guest (also
-# in check; as root: it builds the root with mmdebstrap and chroots).
+# in check; mmdebstrap, mount and chroot run as root, through sudo for
+# another user).
 deb-check:
 	tests/host/deb-check
 
