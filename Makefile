@@ -60,7 +60,8 @@ KBUILD_WERROR := $(if $(KPROF_WERROR),KCFLAGS=-Werror)
 #          dh-dkms, lintian, git
 #   demo   `make demo`: + QEMU, busybox and the 6.1 kernel image
 #   quick  `make check-quick`: + the test and lint tools, linux-source-6.1
-#   full   everything else (check, bench, experiment, dkms-check, deps):
+#   full   everything else (check, bench, experiment, dkms-check,
+#          deb-check, deps):
 #          every test-bed kernel, the newest's chroot, the debug and
 #          kcsan kernels
 # scripts/deps writes a kernel's build.env once its image, headers and
@@ -70,11 +71,9 @@ kernel_ok = $(and $(wildcard $(KPROF_CACHE)/kernels/$(1)/current/vmlinuz), \
 	$(wildcard $(KPROF_CACHE)/kernels/$(1)/current/build.env), \
 	$(if $(filter debug kcsan,$(1)),$(wildcard $(KPROF_CACHE)/kernels/$(1)/current/slowdown),ok))
 MISSING_KERNELS := $(strip $(foreach k,$(VM_KERNELS),$(if $(call kernel_ok,$(k)),,$(k))))
-BUILD_OK := $(and $(wildcard $(KDIR)/Makefile), \
-	$(wildcard /usr/include/elfutils/libdwfl.h), $(shell command -v cc), \
-	$(wildcard /usr/include/protobuf-c/protobuf-c.h), $(shell command -v protoc-c))
 USER_OK := $(and $(wildcard /usr/include/elfutils/libdwfl.h), $(shell command -v cc), \
 	$(wildcard /usr/include/protobuf-c/protobuf-c.h), $(shell command -v protoc-c))
+BUILD_OK := $(and $(wildcard $(KDIR)/Makefile), $(USER_OK))
 DEB_OK := $(and $(USER_OK), $(shell command -v dpkg-buildpackage), \
 	$(shell command -v dh_dkms), $(shell command -v lintian), $(shell command -v git))
 DEMO_OK := $(and $(BUILD_OK), $(call kernel_ok,6.1), \
@@ -95,8 +94,8 @@ DEPS_OK := $(and $(QUICK_OK), $(if $(MISSING_KERNELS),,kernels), \
 # this file again with the cache in place.  One restart at most
 # (MAKE_RESTARTS), so a deps run that leaves something missing fails in
 # the build that needs it instead of looping.  KPROF_NO_DEPS=1 never runs
-# it: debian/rules calls `make install` so, its Build-Depends being what
-# dpkg-buildpackage checks.
+# it: debian/rules's `make install` sets it, since in a package build the
+# Build-Depends say what is needed and dpkg-buildpackage checks them.
 GOALS := $(or $(MAKECMDGOALS),all)
 BUILD_GOALS := all kmod user clean install
 DEMO_GOALS := $(BUILD_GOALS) demo
