@@ -13,6 +13,10 @@
 #   make dkms-check  dkms builds kprof.ko for both test-bed kernels (no install)
 #   make install     kprofcat, its man page and the module's source for DKMS
 #                    (PREFIX, DESTDIR); make uninstall removes them
+#   make deb     Debian packages kprof-dkms and kprofcat in build/deb/,
+#                checked by lintian
+#   make deb-check   make deb in a pristine Debian 12 root, apt-get install,
+#                    DKMS's kprof.ko in the 6.1 guest (also in check)
 #   make deps    install/fetch what all of this needs (scripts/deps)
 # Each target installs or builds what it needs the first time it runs
 # (scripts/deps --build, --demo, --quick or all of it; see below).
@@ -52,9 +56,12 @@ KBUILD_WERROR := $(if $(KPROF_WERROR),KCFLAGS=-Werror)
 # What each entry target needs, from least to most; when something its
 # goals need is missing, scripts/deps installs that level first:
 #   build  `make`, kmod, user: compilers, libdw, kernel headers
+#   deb    `make deb`: build's packages but no kernel headers, debhelper,
+#          dh-dkms, lintian, git
 #   demo   `make demo`: + QEMU, busybox and the 6.1 kernel image
 #   quick  `make check-quick`: + the test and lint tools, linux-source-6.1
-#   full   everything else (check, bench, experiment, dkms-check, deps):
+#   full   everything else (check, bench, experiment, dkms-check,
+#          deb-check, deps):
 #          every test-bed kernel, the newest's chroot, the debug and
 #          kcsan kernels
 # scripts/deps writes a kernel's build.env once its image, headers and
@@ -64,9 +71,11 @@ kernel_ok = $(and $(wildcard $(KPROF_CACHE)/kernels/$(1)/current/vmlinuz), \
 	$(wildcard $(KPROF_CACHE)/kernels/$(1)/current/build.env), \
 	$(if $(filter debug kcsan,$(1)),$(wildcard $(KPROF_CACHE)/kernels/$(1)/current/slowdown),ok))
 MISSING_KERNELS := $(strip $(foreach k,$(VM_KERNELS),$(if $(call kernel_ok,$(k)),,$(k))))
-BUILD_OK := $(and $(wildcard $(KDIR)/Makefile), \
-	$(wildcard /usr/include/elfutils/libdwfl.h), $(shell command -v cc), \
+USER_OK := $(and $(wildcard /usr/include/elfutils/libdwfl.h), $(shell command -v cc), \
 	$(wildcard /usr/include/protobuf-c/protobuf-c.h), $(shell command -v protoc-c))
+BUILD_OK := $(and $(wildcard $(KDIR)/Makefile), $(USER_OK))
+DEB_OK := $(and $(USER_OK), $(shell command -v dpkg-buildpackage), \
+	$(shell command -v dh_dkms), $(shell command -v lintian), $(shell command -v git))
 DEMO_OK := $(and $(BUILD_OK), $(call kernel_ok,6.1), \
 	$(shell command -v qemu-system-x86_64), $(shell command -v busybox), \
 	$(shell command -v cpio), $(shell command -v file), $(shell command -v modinfo))
@@ -84,13 +93,19 @@ DEPS_OK := $(and $(QUICK_OK), $(if $(MISSING_KERNELS),,kernels), \
 # through an included makefile: make remakes it, then restarts and reads
 # this file again with the cache in place.  One restart at most
 # (MAKE_RESTARTS), so a deps run that leaves something missing fails in
-# the build that needs it instead of looping.
+# the build that needs it instead of looping.  KPROF_NO_DEPS=1 never runs
+# it: debian/rules's `make install` sets it, since in a package build the
+# Build-Depends say what is needed and dpkg-buildpackage checks them.
 GOALS := $(or $(MAKECMDGOALS),all)
 BUILD_GOALS := all kmod user clean install
 DEMO_GOALS := $(BUILD_GOALS) demo
 QUICK_GOALS := $(DEMO_GOALS) check-quick tests checkpatch
-ifeq ($(filter-out $(BUILD_GOALS),$(GOALS)),)
+ifneq ($(KPROF_NO_DEPS),)
+  DEPS_RUN :=
+else ifeq ($(filter-out $(BUILD_GOALS),$(GOALS)),)
   DEPS_RUN := $(if $(BUILD_OK),,scripts/deps --build)
+else ifeq ($(filter-out deb,$(GOALS)),)
+  DEPS_RUN := $(if $(DEB_OK),,scripts/deps --deb)
 else ifeq ($(filter-out $(DEMO_GOALS),$(GOALS)),)
   DEPS_RUN := $(if $(DEMO_OK),,scripts/deps --demo)
 else ifeq ($(filter-out $(QUICK_GOALS),$(GOALS)),)
@@ -152,7 +167,7 @@ TEST_LINT_IGNORE := $(USER_LINT_IGNORE),MACRO_WITH_FLOW_CONTROL,\
 	BRACES,NAKED_SSCANF,REPEATED_WORD,AVOID_EXTERNS
 
 .PHONY: all kmod user tests deps check check-quick lint checkpatch sparse layering demo experiment \
-	bench clean dkms-check install uninstall
+	bench clean dkms-check install uninstall deb deb-check
 
 all: kmod user
 
@@ -185,7 +200,7 @@ tests: $(if $(wildcard user/Makefile),user)
 check: tests lint
 	@for k in $(VM_KERNELS); do tests/vm/run --kernel $$k --testpmu --build-only || exit; done
 	PROVE_FLAGS='$(PROVE_FLAGS)' scripts/check-run $(HOST_TESTS) tests/vm/selftest tests/vm/testpmu-selftest \
-		tests/host/dkms-check tests/host/install-check tests/host/arch-check tests/host/production-check tests/host/report-check \
+		tests/host/dkms-check tests/host/install-check tests/host/deb-check tests/host/arch-check tests/host/production-check tests/host/report-check \
 		tests/host/browser-check tests/experiments/safety-vm \
 		$(addprefix tests/vm/kernel-,$(VM_KERNELS)) tests/vm/kernel-6.1-icount \
 		tests/host/convert-check
@@ -206,6 +221,13 @@ layering: kmod user
 # temporary dkms tree: nothing installed, nothing loaded (also in check).
 dkms-check:
 	tests/host/dkms-check
+
+# make deb in a pristine Debian 12 root from a clone, lintian, apt-get
+# install of the packages, DKMS's kprof.ko loaded in the 6.1 guest (also
+# in check; mmdebstrap, mount and chroot run as root, through sudo for
+# another user).
+deb-check:
+	tests/host/deb-check
 
 # kprofcat and its man page go under $(DESTDIR)$(PREFIX); the module's
 # source goes where DKMS looks for a package's source, whatever the
@@ -246,6 +268,29 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(DKMS_SRC)/,$(DKMS_FILES))
 	@set -e; for d in $(addprefix $(DESTDIR)$(DKMS_SRC)/,$(DKMS_DIRS)) $(DESTDIR)$(DKMS_SRC); do \
 		if [ -d $$d ]; then rmdir $$d; fi; done
+
+# Debian packages, built with dpkg-buildpackage from a copy of the files
+# git knows (tracked, and new ones not ignored) in build/deb/kprof-VERSION/,
+# so the .debs and .changes land in build/deb/: kprof-dkms (the module's
+# source, which DKMS builds for every kernel with headers where it is
+# installed), kprofcat and kprofcat-dbgsym.  debian/changelog's version
+# must be VERSION's.  lintian then checks them and fails on an error.
+DEB_DIR := build/deb
+deb:
+	@v=$$(dpkg-parsechangelog -l debian/changelog -S Version) && \
+	[ "$$v" = "$(KPROF_VERSION)" ] || { echo "make deb: debian/changelog is at" \
+		"version $$v, VERSION says $(KPROF_VERSION): add an entry" \
+		"(dch -v $(KPROF_VERSION))" >&2; exit 1; }
+	@[ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] || { \
+		echo "make deb: packs the files git lists, and $(CURDIR) is not" \
+		"a git checkout of kprof: run it in a git clone" >&2; exit 1; }
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_DIR)/kprof-$(KPROF_VERSION)
+	git ls-files -z --cached --others --exclude-standard | \
+		xargs -0 cp -dp --parents -t $(DEB_DIR)/kprof-$(KPROF_VERSION)
+	cd $(DEB_DIR)/kprof-$(KPROF_VERSION) && dpkg-buildpackage -b -us -uc
+	lintian --fail-on error --info $(DEB_DIR)/kprof_$(KPROF_VERSION)_*.changes
+	@ls -1 $(DEB_DIR)/*.deb
 
 # LINUX_VERSION_CODE is ignored: an out-of-tree module that supports 6.1
 # and 6.12 needs version checks, which in-tree code never does.
