@@ -13,7 +13,11 @@
  * __libc_start_call_main (with unwinding off a chain is its first frame
  * alone, and both fail).  perf script runs with
  * --no-inline: kprofcat does not print inline frames (in any mode), which
- * perf reads from debug info such as libc6-dbg's.
+ * perf reads from debug info such as libc6-dbg's.  Each program is perf's
+ * own child, exec'd once: in a child that a shell forked and that exec'd
+ * (sh -c 'a | b'), Debian's perf (libunwind) prints chains cut short or
+ * missing frames for about a tenth of the samples, which kprofcat
+ * unwinds to the entry as in these runs.
  */
 #include <libgen.h>
 #include <limits.h>
