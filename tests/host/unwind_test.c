@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * unwind_test: lib/unwind on stack snapshots of this very process, no perf
+ * needed.  A chain of noinline functions takes its registers (IP, SP, BP)
+ * and copies 8 KiB of its stack from SP, as the NMI handler will; the
+ * unwinder, given this process's maps (/proc/self/maps), must name the
+ * chain's functions in order, down to main, each at the address of its
+ * call (pc - 1).  Many snapshots of one process build one Dwfl, not one
+ * each (perf builds one per sample); a map that replaces the code the
+ * Dwfl holds builds it again.  A snapshot cut below the first return
+ * address stops the chain there.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/kprof.h>
+
+#include "kselftest_harness.h"
+
+#include "lib/symbols/usyms.h"
+#include "lib/unwind/unwind.h"
+
+#define SNAP_BYTES	8192
+#define REG_SP_IDX	KPROF_REG_X86_SP
+#define REG_BP_IDX	KPROF_REG_X86_BP
+#define REG_IP_IDX	KPROF_REG_X86_IP
+
+struct snap {
+	uint64_t regs[KPROF_REGS_USER_NR];
+	unsigned char stack[SNAP_BYTES];
+	uint64_t len;
+};
+
+/* The registers here, then the stack above SP (this frame's and its callers'). */
+static __attribute__((noinline)) void take(struct snap *s)
+{
+	uint64_t ip, sp, bp, top;
+	FILE *f;
+	char line[256];
+
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+			 : "=r"(ip), "=r"(sp), "=r"(bp));
+	memset(s->regs, 0, sizeof(s->regs));
+	s->regs[REG_IP_IDX] = ip;
+	s->regs[REG_SP_IDX] = sp;
+	s->regs[REG_BP_IDX] = bp;
+	/* No further than the stack's end, as the handler's copy stops there. */
+	top = sp + SNAP_BYTES;
+	f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+
+		if (strstr(line, "[stack]") && sscanf(line, "%llx-%llx", &lo, &hi) == 2 &&
+		    sp >= lo && sp < hi && hi < top)
+			top = hi;
+	}
+	if (f)
+		fclose(f);
+	s->len = top - sp;
+	memcpy(s->stack, (const void *)(uintptr_t)sp, s->len);
+}
+
+static __attribute__((noinline)) void inner(struct snap *s)
+{
+	take(s);
+	__asm__ volatile("" ::: "memory");	/* not a tail call */
+}
+
+static __attribute__((noinline)) void outer(struct snap *s)
+{
+	inner(s);
+	__asm__ volatile("" ::: "memory");
+}
+
+static int starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static int apply(void *u, const struct pev *e)
+{
+	return usyms__apply(u, e);
+}
+
+/* This process's executable maps, as of time 0. */
+static struct usyms *self_maps(void)
+{
+	struct usyms *u = usyms__new();
+	static char text[1 << 16];
+	size_t n;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!u || !f)
+		return NULL;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	if (usyms__parse_maps(getpid(), 0, text, apply, u)) {
+		usyms__free(u);
+		return NULL;
+	}
+	return u;
+}
+
+/* The chain of S at TIME as function names, ";"-separated, leaf first. */
+static unsigned int chain(struct unwind *w, struct usyms *u, const struct snap *s,
+			  uint64_t time, char *out, size_t len)
+{
+	struct unwind_sample us = { .pid = getpid(), .time = time, .regs = s->regs,
+				    .stack = s->stack, .stack_len = s->len };
+	uint64_t ips[KPROF_MAX_STACK];
+	unsigned int nr = unwind__chain(w, &us, ips, KPROF_MAX_STACK), i;
+	size_t at = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < nr && at < len; i++) {
+		struct usym r;
+
+		usyms__resolve(u, getpid(), time, ips[i], &r);
+		at += snprintf(out + at, len - at, "%s;", r.name ? r.name : "[unknown]");
+	}
+	return nr;
+}
+
+TEST(chains_name_the_callers_down_to_main)
+{
+	struct usyms *u = self_maps();
+	struct unwind *w;
+	static struct snap s;
+	char names[4096];
+	int i;
+
+	ASSERT_NE(NULL, u);
+	w = unwind__new(u);
+	ASSERT_NE(NULL, w);
+	for (i = 0; i < 100; i++) {
+		outer(&s);
+		ASSERT_GE(chain(w, u, &s, 1000 + i, names, sizeof(names)), 4);
+		ASSERT_TRUE(starts(names, "take;inner;outer;")) TH_LOG("chain: %s", names);
+		ASSERT_NE(NULL, strstr(names, ";main;")) TH_LOG("chain: %s", names);
+	}
+	/* One Dwfl for the process, reused by every sample. */
+	EXPECT_EQ(100, unwind__samples(w));
+	EXPECT_EQ(1, unwind__builds(w));
+	unwind__free(w);
+	usyms__free(u);
+}
+
+TEST(a_stack_cut_short_ends_the_chain)
+{
+	struct usyms *u = self_maps();
+	struct unwind *w;
+	static struct snap s;
+	char names[4096];
+
+	ASSERT_NE(NULL, u);
+	w = unwind__new(u);
+	ASSERT_NE(NULL, w);
+	outer(&s);
+	/* Nothing read: perf takes no chain. */
+	s.len = 0;
+	EXPECT_EQ(0, chain(w, u, &s, 1000, names, sizeof(names)));
+	/* One word: take()'s own frame and no return address. */
+	s.len = 8;
+	chain(w, u, &s, 1000, names, sizeof(names));
+	EXPECT_TRUE(starts(names, "take;")) TH_LOG("chain: %s", names);
+	EXPECT_EQ(NULL, strstr(names, "outer;")) TH_LOG("chain: %s", names);
+	unwind__free(w);
+	usyms__free(u);
+}
+
+TEST(a_map_replacing_the_code_builds_the_dwfl_again)
+{
+	struct usyms *u = self_maps();
+	struct usym_map m;
+	struct unwind *w;
+	static struct snap s;
+	char names[4096];
+	struct pev e = { .type = PEV_MMAP, .time = 2000 };
+
+	ASSERT_NE(NULL, u);
+	w = unwind__new(u);
+	ASSERT_NE(NULL, w);
+	outer(&s);
+	chain(w, u, &s, 1000, names, sizeof(names));
+	ASSERT_TRUE(starts(names, "take;inner;outer;")) TH_LOG("chain: %s", names);
+	/* Another file over this program's code from time 2000 on. */
+	ASSERT_EQ(0, usyms__map(u, getpid(), 1000, s.regs[REG_IP_IDX], &m));
+	e.pid = getpid();
+	e.start = m.start;
+	e.len = m.end - m.start;
+	e.path = "/bin/true";
+	ASSERT_EQ(0, usyms__apply(u, &e));
+	chain(w, u, &s, 3000, names, sizeof(names));
+	EXPECT_EQ(NULL, strstr(names, "take;inner;outer;")) TH_LOG("chain: %s", names);
+	EXPECT_EQ(2, unwind__builds(w));
+	/* The samples before the new map still unwind through this program. */
+	chain(w, u, &s, 1500, names, sizeof(names));
+	EXPECT_TRUE(starts(names, "take;inner;outer;")) TH_LOG("chain: %s", names);
+	unwind__free(w);
+	usyms__free(u);
+}
+
+TEST_HARNESS_MAIN
