@@ -80,6 +80,19 @@ static int starts(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
+/* Whether the snapshot holds the word V (a return address pushed by a call). */
+static int holds(const struct snap *s, uint64_t v)
+{
+	uint64_t i, w;
+
+	for (i = 0; i + 8 <= s->len; i += 8) {
+		memcpy(&w, s->stack + i, 8);
+		if (w == v)
+			return 1;
+	}
+	return 0;
+}
+
 static int apply(void *u, const struct pev *e)
 {
 	return usyms__apply(u, e);
@@ -105,13 +118,17 @@ static struct usyms *self_maps(void)
 	return u;
 }
 
-/* The chain of S at TIME as function names, ";"-separated, leaf first. */
+/*
+ * The chain of S at TIME as function names, ";"-separated, leaf first;
+ * its addresses in ips[].
+ */
+static uint64_t ips[KPROF_MAX_STACK];
+
 static unsigned int chain(struct unwind *w, struct usyms *u, const struct snap *s,
 			  uint64_t time, char *out, size_t len)
 {
 	struct unwind_sample us = { .pid = getpid(), .time = time, .regs = s->regs,
 				    .stack = s->stack, .stack_len = s->len };
-	uint64_t ips[KPROF_MAX_STACK];
 	unsigned int nr = unwind__chain(w, &us, ips, KPROF_MAX_STACK), i;
 	size_t at = 0;
 
@@ -142,6 +159,10 @@ TEST(chains_name_the_callers_down_to_main)
 		ASSERT_TRUE(starts(names, "take;inner;outer;")) TH_LOG("chain: %s", names);
 		ASSERT_NE(NULL, strstr(names, ";main;")) TH_LOG("chain: %s", names);
 	}
+	/* The first frame at the IP; the others at their return address - 1. */
+	EXPECT_EQ(s.regs[REG_IP_IDX], ips[0]);
+	EXPECT_TRUE(holds(&s, ips[1] + 1));
+	EXPECT_TRUE(holds(&s, ips[2] + 1));
 	/* One Dwfl for the process, reused by every sample. */
 	EXPECT_EQ(100, unwind__samples(w));
 	EXPECT_EQ(1, unwind__builds(w));
