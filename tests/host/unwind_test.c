@@ -7,8 +7,9 @@
  * chain's functions in order, down to main, each at the address of its
  * call (pc - 1).  Many snapshots of one process build one Dwfl, not one
  * each (perf builds one per sample); a map that replaces the code the
- * Dwfl holds builds it again.  A snapshot cut below the first return
- * address stops the chain there.
+ * Dwfl holds builds it again; past 64 processes the least recently
+ * sampled one's goes.  A snapshot cut below the first return address
+ * stops the chain there.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -221,6 +222,41 @@ TEST(a_map_replacing_the_code_builds_the_dwfl_again)
 	/* The samples before the new map still unwind through this program. */
 	chain(w, u, &s, 1500, names, sizeof(names));
 	EXPECT_TRUE(starts(names, "take;inner;outer;")) TH_LOG("chain: %s", names);
+	unwind__free(w);
+	usyms__free(u);
+}
+
+TEST(the_least_recently_used_states_go_past_64_processes)
+{
+	struct usyms *u = self_maps();
+	struct unwind_sample us = { .time = 1000 };
+	struct pev e = { .type = PEV_FORK, .ppid = getpid() };
+	struct unwind *w;
+	static struct snap s;
+	uint32_t pid;
+
+	ASSERT_NE(NULL, u);
+	w = unwind__new(u);
+	ASSERT_NE(NULL, w);
+	outer(&s);
+	us.regs = s.regs;
+	us.stack = s.stack;
+	us.stack_len = s.len;
+	/* 70 processes with this one's maps (forked at time 0), one sample each. */
+	for (pid = 1; pid <= 70; pid++) {
+		e.pid = 0x100000 + pid;
+		ASSERT_EQ(0, usyms__apply(u, &e));
+		us.pid = e.pid;
+		ASSERT_GE(unwind__chain(w, &us, ips, KPROF_MAX_STACK), 4);
+	}
+	EXPECT_EQ(70, unwind__builds(w));
+	/* The newest keeps its state; the oldest lost it to the 64 newer ones. */
+	us.pid = 0x100000 + 70;
+	unwind__chain(w, &us, ips, KPROF_MAX_STACK);
+	EXPECT_EQ(70, unwind__builds(w));
+	us.pid = 0x100000 + 1;
+	EXPECT_GE(unwind__chain(w, &us, ips, KPROF_MAX_STACK), 4);
+	EXPECT_EQ(71, unwind__builds(w));
 	unwind__free(w);
 	usyms__free(u);
 }

@@ -40,6 +40,12 @@
 #include "lib/unwind/unwind.h"
 
 #define PROC_HASH	1024
+/*
+ * Dwfl states kept at once: past this, the least recently used one goes
+ * (a process that exited, in a run of many short ones), so memory stays
+ * bounded by the processes sampled together, not by all of them.
+ */
+#define MAX_LIVE	64
 /* Indexes in the sample's regs[] (KPROF_REGS_USER_MASK, kprof.h). */
 enum { AX, BX, CX, DX, SI, DI, BP, SP, IP, FLAGS, CS, SS, R8, R9, R10, R11, R12, R13,
 	R14, R15 };
@@ -62,6 +68,7 @@ struct uproc {
 	const struct unwind_sample *s;
 	uint64_t *ips;
 	unsigned int nr, max;
+	uint64_t used;		/* w->ticks at its last sample */
 	int stale;		/* a module no longer matches the maps */
 	int last_zero;		/* this step's last memory read gave 0 */
 };
@@ -70,7 +77,8 @@ struct unwind {
 	struct usyms *u;
 	int vdso_fd;		/* -1: not made yet, -2: none */
 	struct uproc *procs[PROC_HASH];
-	uint64_t samples, builds;
+	unsigned int live;	/* procs with a Dwfl */
+	uint64_t samples, builds, ticks;
 };
 
 static char *debuginfo_path;
@@ -94,8 +102,10 @@ struct unwind *unwind__new(struct usyms *u)
 
 static void proc_reset(struct uproc *p)
 {
-	if (p->dwfl)
+	if (p->dwfl) {
 		dwfl_end(p->dwfl);
+		p->w->live--;
+	}
 	p->dwfl = NULL;
 	p->attached = 0;
 	while (p->mods) {
@@ -338,6 +348,22 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
 	return p->nr == p->max ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
+/* Past MAX_LIVE Dwfl states, end the least recently used one. */
+static void evict(struct unwind *w)
+{
+	struct uproc *p, *lru = NULL;
+	unsigned int i;
+
+	if (w->live < MAX_LIVE)
+		return;
+	for (i = 0; i < PROC_HASH; i++)
+		for (p = w->procs[i]; p; p = p->next)
+			if (p->dwfl && (!lru || p->used < lru->used))
+				lru = p;
+	if (lru)
+		proc_reset(lru);
+}
+
 /*
  * One try at S's chain with P's Dwfl: 0, or -EAGAIN when P's Dwfl must be
  * built again (a stale module).
@@ -348,9 +374,11 @@ static int unwind_once(struct uproc *p)
 	int ret;
 
 	if (!p->dwfl) {
+		evict(w);
 		p->dwfl = dwfl_begin(&offline_callbacks);
 		if (!p->dwfl)
 			return 0;
+		w->live++;
 		w->builds++;
 	}
 	ret = report_module(p, p->s->regs[IP]);
@@ -386,6 +414,7 @@ unsigned int unwind__chain(struct unwind *w, const struct unwind_sample *s, uint
 	p = proc_get(w, s->pid);
 	if (!p)
 		return 0;
+	p->used = ++w->ticks;
 	for (tries = 0; tries < 2; tries++) {
 		p->s = s;
 		p->ips = ips;

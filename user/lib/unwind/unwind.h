@@ -12,7 +12,8 @@
  * mapped, each with its parsed CFI) are reported once, when a frame
  * first lands in them, and the Dwfl is built again only when a module
  * it holds is no longer what the process maps there (an exec, a
- * dlclose()d library replaced).  The maps are the symbolizer's (usyms.h).
+ * dlclose()d library replaced).  At most 64 are kept, the least recently
+ * sampled process's going first.  The maps are the symbolizer's (usyms.h).
  */
 #ifndef KPROFCAT_UNWIND_H
 #define KPROFCAT_UNWIND_H
