@@ -9,7 +9,8 @@
  * each (perf builds one per sample); a map that replaces the code the
  * Dwfl holds builds it again; past 64 processes the least recently
  * sampled one's goes.  A snapshot cut below the first return address
- * stops the chain there.
+ * stops the chain there; a file that is not the build-id mapped is not
+ * unwound.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -222,6 +223,32 @@ TEST(a_map_replacing_the_code_builds_the_dwfl_again)
 	/* The samples before the new map still unwind through this program. */
 	chain(w, u, &s, 1500, names, sizeof(names));
 	EXPECT_TRUE(starts(names, "take;inner;outer;")) TH_LOG("chain: %s", names);
+	unwind__free(w);
+	usyms__free(u);
+}
+
+TEST(a_file_without_the_build_id_mapped_is_not_unwound)
+{
+	struct usyms *u = self_maps();
+	struct pev e = { .type = PEV_MMAP, .bid_len = 20, .build_id = { 0xde, 0xad } };
+	struct usym_map m;
+	struct unwind *w;
+	static struct snap s;
+	char names[4096];
+
+	ASSERT_NE(NULL, u);
+	w = unwind__new(u);
+	ASSERT_NE(NULL, w);
+	outer(&s);
+	/* The process mapped this program's file with another build-id. */
+	ASSERT_EQ(0, usyms__map(u, getpid(), 1000, s.regs[REG_IP_IDX], &m));
+	e.pid = getpid();
+	e.start = m.start;
+	e.len = m.end - m.start;
+	e.pgoff = m.pgoff;
+	e.path = m.path;
+	ASSERT_EQ(0, usyms__apply(u, &e));
+	EXPECT_EQ(0, chain(w, u, &s, 1000, names, sizeof(names))) TH_LOG("chain: %s", names);
 	unwind__free(w);
 	usyms__free(u);
 }

@@ -298,6 +298,7 @@ int usyms__map(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 	m->pgoff = um->pgoff;
 	m->path = dso__path(um->dso);
 	m->jit = um->jit;
+	m->build_id_len = dso__build_id(um->dso, &m->build_id);
 	return 0;
 }
 

@@ -69,6 +69,8 @@ struct usym_map {
 	uint64_t start, end, pgoff;
 	const char *path;	/* the DSO's (the JIT map's for JIT code) */
 	int jit;
+	const unsigned char *build_id;	/* the one the file must have (dso.h), or NULL */
+	size_t build_id_len;
 };
 
 /*

@@ -11,7 +11,10 @@
  * file libdwfl cannot read ends the chain without that frame, one outside
  * every map is kept (perf prints it [unknown]).  A sample whose IP is in
  * no map has no user chain: perf's fresh Dwfl has no module then and
- * cannot attach.
+ * cannot attach.  Unlike perf, a file whose build-id is not the one the
+ * process mapped (side band, or the capture's symbol snapshot) is not
+ * unwound: the chain ends before its first frame there, as its symbols
+ * are refused.
  *
  * perf as distributions build it (Debian's linux-perf 6.1) unwinds with
  * libunwind instead (util/unwind-libunwind-local.c), and two of its
@@ -55,6 +58,7 @@ struct modid {
 	struct modid *next;
 	uint64_t base;
 	const char *path;	/* usyms' own string */
+	int wrong_file;		/* not the build-id the process mapped */
 };
 
 struct uproc {
@@ -210,6 +214,23 @@ static int open_mapped(struct unwind *w, const char *path)
 }
 
 /*
+ * Whether MOD's file is the one M's process mapped, when its build-id is
+ * known: another file at the path (a package upgraded since, a capture
+ * read on another machine) has other CFI, and the symbols refuse it too.
+ */
+static int same_build_id(Dwfl_Module *mod, const struct usym_map *m)
+{
+	const unsigned char *bid;
+	GElf_Addr vaddr;
+	int n;
+
+	if (!m->build_id_len)
+		return 1;
+	n = dwfl_module_build_id(mod, &bid, &vaddr);
+	return n > 0 && (size_t)n == m->build_id_len && !memcmp(bid, m->build_id, n);
+}
+
+/*
  * perf's __report_module(): 0 when PC's module is known (or PC is in no
  * map at all), -1 when its file cannot be a module, -EAGAIN when the
  * module this Dwfl holds over PC is not what the process maps there now.
@@ -234,7 +255,7 @@ static int report_module(struct uproc *p, uint64_t pc)
 		id = *userdata;
 		if (!id || id->base != base || strcmp(id->path, m.path))
 			return -EAGAIN;
-		return 0;
+		return id->wrong_file ? -1 : 0;
 	}
 	id = calloc(1, sizeof(*id));
 	fd = open_mapped(p->w, m.path);
@@ -252,7 +273,8 @@ static int report_module(struct uproc *p, uint64_t pc)
 	p->mods = id;
 	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 	*userdata = id;
-	return dwfl_addrmodule(p->dwfl, pc) == mod ? 0 : -1;
+	id->wrong_file = !same_build_id(mod, &m);
+	return !id->wrong_file && dwfl_addrmodule(p->dwfl, pc) == mod ? 0 : -1;
 }
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
