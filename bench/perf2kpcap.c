@@ -7,17 +7,32 @@
  *   perf report -D -i perf.data | perf2kpcap [-k KALLSYMS] [-e EVENT] OUT.kpcap
  *
  * Reads perf's raw dump (perf report -D) of a recording made with
- * --sample-cpu and -g (frame-pointer call chains): each PERF_RECORD_SAMPLE
+ * --sample-cpu and -g (frame-pointer call chains) or --call-graph dwarf:
+ * each PERF_RECORD_SAMPLE
  * becomes a KPROF_RECORD_SAMPLE with the same time, CPU, pid/tid, comm,
  * IP, period and call chain (perf's PERF_CONTEXT_KERNEL/USER markers split
- * it into kprof's kernel and user chains); MMAP2 and FORK records become
+ * it into kprof's kernel and user chains) and, from a DWARF recording,
+ * the user registers and stack snapshot (KPROF_MISC_STACK_USER); MMAP2
+ * and FORK records become
  * the capture's process events, so user frames symbolize through the same
  * ELF files; KALLSYMS (default /proc/kallsyms) is the kernel symbol
  * snapshot.  EVENT (default cpu-clock) names the recorded event in the
  * capture, as kprofcat's outputs show it: the dump does not say which it
- * was.  Prints "samples=N kernel_frames=K user_frames=U" on stdout.
+ * was.  Prints "samples=N kernel_frames=K user_frames=U stacks=S" on
+ * stdout (S: samples with a stack snapshot).
+ *
+ * The registers come from the dump's "user regs" lines, one per register
+ * of the recorded mask, named as perf names PERF_REG_X86_*.  The stack
+ * bytes are not printed as such: the "ustack: size DYN, offset 0xOFF" line
+ * gives where, in the event, perf's STACK_USER part starts (its size
+ * word), and -D prints every event whole in hex ("raw event" lines) just
+ * before its parsed lines, so the bytes are read there, exactly as perf
+ * parsed them.  That is sound: the dump is perf's own parse of perf.data
+ * (its byte order, its sample_type offsets), and no other part of this
+ * tool reads perf.data.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +49,14 @@
 #define PERF_CONTEXT_MAX	((uint64_t)-4095)
 #define MAX_FRAMES		(2 * KPROF_MAX_STACK)
 #define MAX_CPUS		KPROF_MAX_CPUS
+#define MAX_EVENT		65536
+#define MAX_RECORD		65528	/* the largest multiple of 8 in a __u16 */
+
+/* PERF_REG_X86_* names as perf report -D prints them, by bit number. */
+static const char *const reg_names[] = {
+	"AX", "BX", "CX", "DX", "SI", "DI", "BP", "SP", "IP", "FLAGS", "CS", "SS",
+	"DS", "ES", "FS", "GS", "R8", "R9", "R10", "R11", "R12", "R13", "R14", "R15",
+};
 
 struct pending {
 	int valid;
@@ -43,7 +66,15 @@ struct pending {
 	uint64_t kips[KPROF_MAX_STACK], uips[KPROF_MAX_STACK];
 	int ctx;		/* 0 none, 1 kernel, 2 user */
 	char comm[KPROF_COMM_LEN];
+	int stack;		/* the DWARF tail: regs and stack below */
+	uint64_t abi, regs[KPROF_REGS_USER_NR];
+	uint64_t stack_size, stack_dyn;
+	unsigned char stack_data[MAX_EVENT];
 };
+
+/* The current event's bytes, from -D's "raw event" hex lines. */
+static unsigned char raw[MAX_EVENT];
+static size_t raw_len;
 
 /*
  * Records are gathered per CPU and written 256 KiB at a time, one RECORDS
@@ -74,7 +105,7 @@ static uint32_t cpus_seen;	/* highest CPU + 1 */
 static struct capture_writer *cap;
 static struct cpubuf cpubufs[MAX_CPUS];
 static uint64_t seq[MAX_CPUS];
-static unsigned long long nr_samples, nr_kframes, nr_uframes;
+static unsigned long long nr_samples, nr_kframes, nr_uframes, nr_stacks;
 
 static void die(const char *msg)
 {
@@ -162,11 +193,39 @@ static void flush_cpus(void)
 	}
 }
 
+/*
+ * The DWARF tail after the frames at OUT (kprof.h); returns its bytes.
+ * The stack is cut as perf cuts it, to a record of at most MAX_RECORD
+ * bytes (FIXED: the bytes before the tail).
+ */
+static size_t put_stack(const struct pending *p, unsigned char *out, size_t fixed)
+{
+	uint64_t size = p->stack_size, dyn = p->stack_dyn, *w = (uint64_t *)out;
+	size_t nregs = p->abi ? KPROF_REGS_USER_NR : 0;
+	size_t head = fixed + (1 + nregs + 2) * 8;
+
+	if (size && head + size > MAX_RECORD)
+		size = (MAX_RECORD - head) & ~7ULL;
+	if (dyn > size)
+		dyn = size;
+	*w++ = p->abi;
+	memcpy(w, p->regs, nregs * 8);
+	w += nregs;
+	*w++ = size;
+	if (!size)
+		return (w - (uint64_t *)out) * 8;
+	memcpy(w, p->stack_data, dyn);
+	memset((unsigned char *)w + dyn, 0, size - dyn);
+	w += size / 8;
+	*w++ = dyn;
+	return (w - (uint64_t *)out) * 8;
+}
+
 static void flush(struct pending *p)
 {
-	union {
+	static union {
 		struct kprof_sample s;
-		unsigned char b[sizeof(struct kprof_sample) + MAX_FRAMES * 8];
+		uint64_t w[MAX_RECORD / 8];
 	} r;
 	size_t size;
 
@@ -175,10 +234,15 @@ static void flush(struct pending *p)
 	p->valid = 0;
 	if (p->cpu >= MAX_CPUS)
 		die("CPU number out of range");
-	memset(&r, 0, sizeof(r));
+	memset(&r.s, 0, sizeof(r.s));
 	size = sizeof(r.s) + (p->nr_kernel + p->nr_user) * 8;
 	r.s.header.type = KPROF_RECORD_SAMPLE;
 	r.s.header.misc = p->user ? KPROF_MISC_USER : 0;
+	if (p->stack) {
+		r.s.header.misc |= KPROF_MISC_STACK_USER;
+		size += put_stack(p, (unsigned char *)r.w + size, size);
+		nr_stacks++;
+	}
 	r.s.header.size = size;
 	r.s.seq = ++seq[p->cpu];
 	r.s.time = p->time;
@@ -204,7 +268,7 @@ static void parse_sample(struct pending *p, const char *line)
 	const char *s = strstr(line, "PERF_RECORD_SAMPLE(IP, ");
 	unsigned int misc;
 
-	memset(p, 0, sizeof(*p));
+	memset(p, 0, offsetof(struct pending, stack_data));
 	if (sscanf(line, "%" SCNu32 " %" SCNu64, &p->cpu, &p->time) != 2 ||
 	    sscanf(s, "PERF_RECORD_SAMPLE(IP, %x): %" SCNu32 "/%" SCNu32 ": %" SCNx64
 		   " period: %" SCNu64, &misc, &p->pid, &p->tid, &p->ip, &p->period) != 5) {
@@ -235,6 +299,81 @@ static void parse_frame(struct pending *p, const char *line)
 		p->kips[p->nr_kernel++] = a;
 	else if (p->ctx == 2 && p->nr_user < KPROF_MAX_STACK)
 		p->uips[p->nr_user++] = a;
+}
+
+/* ". ... raw event: size N bytes" starts an event, ".  OFF:  XX XX ..." its bytes. */
+static void parse_raw(const char *line)
+{
+	static size_t raw_total;
+	unsigned int off, byte, i;
+	const char *c;
+	int n = 0;
+
+	c = strstr(line, "raw event: size ");
+	if (c) {
+		raw_total = strtoul(c + 16, NULL, 10);
+		if (raw_total > MAX_EVENT)
+			die("an event larger than perf writes");
+		raw_len = 0;
+		return;
+	}
+	if (sscanf(line, ".  %x: %n", &off, &n) != 1 || !n || off != raw_len)
+		return;
+	/* "XX " per byte, 16 a line; the ASCII column after them. */
+	for (c = line + n, i = 0; i < 16 && raw_len < raw_total; i++, c += 3) {
+		if (sscanf(c, "%2x", &byte) != 1)
+			die("cannot parse a raw event line");
+		raw[raw_len++] = byte;
+	}
+}
+
+/* "... user regs: mask 0xM ABI 64-bit" */
+static void parse_regs_head(struct pending *p, const char *line)
+{
+	if (!p->valid)
+		return;
+	p->stack = 1;
+	p->abi = strstr(line, "ABI 64-bit") ? KPROF_SAMPLE_REGS_ABI_64 :
+		 KPROF_SAMPLE_REGS_ABI_NONE;
+}
+
+/* ".... NAME 0xVALUE": kept if NAME is one of KPROF_REGS_USER_MASK's. */
+static void parse_reg(struct pending *p, const char *line)
+{
+	char name[8];
+	uint64_t v;
+	unsigned int bit, idx = 0;
+
+	if (!p->valid || sscanf(line, ".... %7s %" SCNx64, name, &v) != 2)
+		return;
+	for (bit = 0; bit < sizeof(reg_names) / sizeof(reg_names[0]); bit++) {
+		if (!(KPROF_REGS_USER_MASK & (1ULL << bit)))
+			continue;
+		if (!strcmp(name, reg_names[bit])) {
+			p->regs[idx] = v;
+			return;
+		}
+		idx++;
+	}
+}
+
+/* "... ustack: size DYN, offset 0xOFF": the bytes from the raw event. */
+static void parse_ustack(struct pending *p, const char *line)
+{
+	uint64_t dyn, size;
+	unsigned int off;
+
+	if (!p->valid || sscanf(line, "... ustack: size %" SCNu64 ", offset 0x%x", &dyn, &off) != 2)
+		die("cannot parse a ustack line");
+	p->stack = 1;
+	if ((size_t)off + 8 > raw_len)
+		die("the ustack offset is past the raw event (perf report -D without its hex?)");
+	memcpy(&size, raw + off, 8);
+	if (size && (size > MAX_EVENT || off + 16 + size > raw_len || dyn > size))
+		die("the ustack sizes do not fit the raw event");
+	p->stack_size = size;
+	p->stack_dyn = size ? dyn : 0;
+	memcpy(p->stack_data, raw + off + 8, p->stack_dyn);
 }
 
 /*
@@ -315,7 +454,7 @@ static char *slurp(const char *path, size_t *len)
 int main(int argc, char **argv)
 {
 	const char *kallsyms = "/proc/kallsyms", *event = "cpu-clock", *outp;
-	struct pending p = { 0 };
+	struct pending *p = calloc(1, sizeof(*p));
 	char *line = NULL, *ks, meta[256];
 	size_t cap_len = 0, klen;
 	ssize_t n;
@@ -337,6 +476,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	outp = argv[optind];
+	if (!p)
+		die("out of memory");
 	ks = slurp(kallsyms, &klen);
 	if (!ks) {
 		fprintf(stderr, "perf2kpcap: %s: %s\n", kallsyms, strerror(errno));
@@ -352,37 +493,53 @@ int main(int argc, char **argv)
 
 	while ((n = getline(&line, &cap_len, stdin)) > 0) {
 		if (!strncmp(line, "..... ", 6)) {	/* ".....  N: ADDR" */
-			parse_frame(&p, line);
+			parse_frame(p, line);
+			continue;
+		}
+		if (!strncmp(line, ".  ", 3) || !strncmp(line, ". ... raw event: ", 17)) {
+			parse_raw(line);
+			continue;
+		}
+		if (!strncmp(line, ".... ", 5)) {
+			parse_reg(p, line);
+			continue;
+		}
+		if (!strncmp(line, "... user regs: ", 15)) {
+			parse_regs_head(p, line);
+			continue;
+		}
+		if (!strncmp(line, "... ustack: ", 12)) {
+			parse_ustack(p, line);
 			continue;
 		}
 		if (!strncmp(line, " ... thread: ", 13)) {	/* COMM:TID */
 			char *c = line + 13, *e = strrchr(c, ':');
 
-			if (p.valid && e) {
+			if (p->valid && e) {
 				*e = '\0';
-				snprintf(p.comm, sizeof(p.comm), "%s", c);
+				snprintf(p->comm, sizeof(p->comm), "%s", c);
 			}
 			continue;
 		}
 		if (line[0] < '0' || line[0] > '9')
 			continue;
 		if (strstr(line, "PERF_RECORD_SAMPLE(")) {
-			flush(&p);
-			parse_sample(&p, line);
+			flush(p);
+			parse_sample(p, line);
 		} else if (strstr(line, "PERF_RECORD_MMAP2 ")) {
-			flush(&p);
+			flush(p);
 			parse_mmap2(line);
 		} else if (strstr(line, "PERF_RECORD_FORK(")) {
-			flush(&p);
+			flush(p);
 			parse_fork(line);
 		}
 	}
-	flush(&p);
+	flush(p);
 	flush_cpus();
 	free(line);
 	if (capture__close(cap))
 		return 1;
-	printf("samples=%llu kernel_frames=%llu user_frames=%llu\n",
-	       nr_samples, nr_kframes, nr_uframes);
+	printf("samples=%llu kernel_frames=%llu user_frames=%llu stacks=%llu\n",
+	       nr_samples, nr_kframes, nr_uframes, nr_stacks);
 	return 0;
 }

@@ -7,7 +7,10 @@
  * short (the recording killed before END) yields every whole record before
  * the cut and says how much was lost; a capture without kallsyms says so;
  * -i's sample filters (-C, --tid, --comm, --user-only, --kernel-only) keep
- * what they name.
+ * what they name.  A sample's user registers and stack snapshot
+ * (KPROF_MISC_STACK_USER) are accepted when they fill it as kprof.h lays
+ * them out, and rejected, by the capture check and the decoder alike,
+ * when their sizes disagree.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,6 +21,8 @@
 #include "expect.h"
 
 #include "lib/capture/capture.h"
+#include "lib/capture/capture_check.h"
+#include "lib/stream/decode.h"
 #include "lib/stream/output.h"
 #include "lib/util/print.h"
 #include "lib/stream/replay.h"
@@ -491,6 +496,121 @@ TEST_F(cap, flipped_bytes_never_print_impossible_fields)
 		}
 		free(r.out);
 	}
+}
+
+/* Clear CLEAR of the header's misc bits, and make its size SIZE. */
+static void set_misc_size(uint64_t *buf, uint16_t clear, size_t size)
+{
+	struct kprof_record_header h;
+
+	memcpy(&h, buf, sizeof(h));
+	h.misc &= ~clear;
+	h.size = size;
+	memcpy(buf, &h, sizeof(h));
+}
+
+/*
+ * A user-mode sample on CPU 0 with one user frame and the DWARF tail: ABI,
+ * KPROF_REGS_USER_NR registers when ABI is not NONE, SIZE, SIZE bytes of
+ * stack and DYN (no stack nor DYN when SIZE is 0), then EXTRA more words.
+ * Returns the record's length.
+ */
+static size_t stack_sample(uint64_t *buf, uint64_t abi, uint64_t size, uint64_t dyn,
+			   unsigned int extra)
+{
+	uint64_t ip = UIP, *p;
+	size_t len = synth_sample(buf, 1, 1000, 0, 1000, "a",
+				  KPROF_MISC_USER | KPROF_MISC_STACK_USER, &ip, 0, 1);
+	unsigned int i;
+
+	p = buf + len / 8;
+	*p++ = abi;
+	for (i = 0; abi && i < KPROF_REGS_USER_NR; i++)
+		*p++ = 0x7ffc00001000ULL + i;
+	*p++ = size;
+	if (size) {
+		memset(p, 0xab, (size + 7) & ~7ULL);
+		p += (size + 7) / 8;
+		*p++ = dyn;
+	}
+	for (i = 0; i < extra; i++)
+		*p++ = 0;
+	len = (p - buf) * 8;
+	set_misc_size(buf, 0, len);
+	return len;
+}
+
+/* What the capture check says of the record, and whether decode takes it. */
+static const char *check_tail(uint64_t *buf, size_t len, int *decoded)
+{
+	struct capture_check c = { .nr_cpus = 1 };
+	struct decode_stats st = { 0 };
+	struct kp_record r;
+
+	*decoded = !decode__record(buf, len, 0, &r, &st);
+	if (*decoded && (!r.sample.regs || r.sample.regs[KPROF_REG_X86_SP] != 0x7ffc00001007ULL))
+		*decoded = 2;	/* decoded, but the registers are not where they were put */
+	return capture_check__record(&c, 0, buf, len);
+}
+
+TEST(stack_user_tails_that_fill_the_record_pass)
+{
+	static uint64_t buf[8192];
+	struct capture_check c = { .nr_cpus = 1 };
+	struct decode_stats st = { 0 };
+	struct kp_record r;
+	size_t len;
+	int dec;
+
+	len = stack_sample(buf, KPROF_SAMPLE_REGS_ABI_64, 8192, 4600, 0);
+	EXPECT_EQ(NULL, check_tail(buf, len, &dec));
+	EXPECT_EQ(1, dec);
+	ASSERT_EQ(0, decode__record(buf, len, 0, &r, &st));
+	EXPECT_EQ(4600, r.sample.stack_dyn);
+	EXPECT_EQ(0xab, r.sample.stack[8191]);
+	/* A stack that could not be read: dyn_size 0. */
+	len = stack_sample(buf, KPROF_SAMPLE_REGS_ABI_64, 64, 0, 0);
+	EXPECT_EQ(NULL, check_tail(buf, len, &dec));
+	EXPECT_EQ(1, dec);
+	/* No registers (a kernel thread) and no stack. */
+	len = stack_sample(buf, KPROF_SAMPLE_REGS_ABI_NONE, 0, 0, 0);
+	EXPECT_EQ(NULL, capture_check__record(&c, 0, buf, len));
+	ASSERT_EQ(0, decode__record(buf, len, 0, &r, &st));
+	EXPECT_EQ(NULL, r.sample.regs);
+	EXPECT_EQ(0, r.sample.stack_dyn);
+}
+
+TEST(stack_user_tails_whose_sizes_disagree_are_rejected)
+{
+	static uint64_t buf[8192];
+	size_t len;
+	int dec;
+
+	len = stack_sample(buf, KPROF_SAMPLE_REGS_ABI_64, 64, 72, 0);
+	EXPECT_STREQ("72 bytes of user stack read of 64 copied", check_tail(buf, len, &dec));
+	EXPECT_EQ(0, dec);
+	len = stack_sample(buf, KPROF_SAMPLE_REGS_ABI_64, 64, 64, 1);	/* a word too many */
+	EXPECT_STREQ("a 64-byte user stack in 80 bytes", check_tail(buf, len, &dec));
+	len = stack_sample(buf, KPROF_SAMPLE_REGS_ABI_64, 60, 60, 0);	/* not words */
+	EXPECT_STREQ("a 60-byte user stack in 72 bytes", check_tail(buf, len, &dec));
+	EXPECT_EQ(0, dec);
+	/* A size beyond the record. */
+	len = stack_sample(buf, KPROF_SAMPLE_REGS_ABI_64, 64, 64, 0);
+	buf[len / 8 - 10] = 4096;
+	EXPECT_STREQ("a 4096-byte user stack in 72 bytes", check_tail(buf, len, &dec));
+	EXPECT_EQ(0, dec);
+	len = stack_sample(buf, 1, 64, 64, 0);		/* PERF_SAMPLE_REGS_ABI_32 */
+	EXPECT_STREQ("user registers of abi 1", check_tail(buf, len, &dec));
+	EXPECT_EQ(0, dec);
+	/* Cut short in the registers. */
+	len = stack_sample(buf, KPROF_SAMPLE_REGS_ABI_64, 0, 0, 0);
+	set_misc_size(buf, 0, len - 16);
+	EXPECT_STREQ("no room for the user registers", check_tail(buf, len - 16, &dec));
+	EXPECT_EQ(0, dec);
+	/* The tail without its misc bit: bytes the frames do not fill. */
+	len = stack_sample(buf, KPROF_SAMPLE_REGS_ABI_64, 64, 64, 0);
+	set_misc_size(buf, KPROF_MISC_STACK_USER, len);
+	EXPECT_NE(NULL, strstr(check_tail(buf, len, &dec), "do not fill"));
 }
 
 TEST_HARNESS_MAIN

@@ -212,6 +212,7 @@ struct kprof_record_header {
 #define KPROF_MISC_USER_FAULT		(1U << 2)	/* user walk ended on a fault */
 #define KPROF_MISC_KERNEL_TRUNC		(1U << 3)	/* kernel chain hit max depth */
 #define KPROF_MISC_USER_TRUNC		(1U << 4)	/* user chain hit max depth */
+#define KPROF_MISC_STACK_USER		(1U << 5)	/* SAMPLE: user regs and stack follow */
 /* THROTTLE: which limit(s) tripped at the overflow that began it */
 #define KPROF_MISC_THROTTLE_OWN		(1U << 6)	/* kprof's per-tick limit */
 #define KPROF_MISC_THROTTLE_KERNEL	(1U << 7)	/* the kernel's */
@@ -242,6 +243,26 @@ enum kprof_record_type {
 	 * };
 	 * The kernel chain starts with the interrupted IP when it was in
 	 * the kernel; the user chain starts with the user-mode IP.
+	 *
+	 * With KPROF_MISC_STACK_USER (DWARF call chains), the user
+	 * registers and a copy of the user stack follow ips[], laid out as
+	 * perf's PERF_SAMPLE_REGS_USER then PERF_SAMPLE_STACK_USER:
+	 *	__u64	abi;		// KPROF_SAMPLE_REGS_ABI_*; NONE
+	 *				// (a kernel thread): no regs[]
+	 *	__u64	regs[popcount(KPROF_REGS_USER_MASK)];
+	 *				// the task's user registers, in
+	 *				// PERF_REG_X86_* order (below)
+	 *	__u64	size;		// bytes of data[], a multiple of 8;
+	 *				// 0: no data[] and no dyn_size
+	 *	char	data[size];	// the user stack from regs' sp up
+	 *	__u64	dyn_size;	// bytes of data[] really read
+	 *				// (<= size); the bytes past it are
+	 *				// zero and mean nothing
+	 * The record's __u16 size bounds size: the kernel clamps the copy
+	 * (a multiple of 8) so that header.size <= 65528, as perf clamps
+	 * its dump to fit in 65535 bytes.  A stack that could not be read
+	 * at all has dyn_size 0.  Readers unwind the user chain from regs
+	 * and data[], in place of the ips[] user part.
 	 */
 	KPROF_RECORD_SAMPLE		= 1,
 
@@ -336,6 +357,24 @@ struct kprof_sample {
 	__u32	tick;
 	__u64	ips[];
 };
+
+/*
+ * The user registers of a KPROF_MISC_STACK_USER sample, as perf's
+ * sample_regs_user for --call-graph dwarf on x86-64 (PERF_REGS_MASK:
+ * every PERF_REG_X86_* of x86-64 but the segment registers DS, ES, FS,
+ * GS): regs[] holds the registers whose bit is set, lowest bit first:
+ * AX BX CX DX SI DI BP SP IP FLAGS CS SS R8 ... R15.  The unwinder needs
+ * IP, SP and BP at least; the others may be CFA rules' inputs.
+ */
+#define KPROF_REGS_USER_MASK		0xff0fffULL
+#define KPROF_REGS_USER_NR		20	/* popcount(KPROF_REGS_USER_MASK) */
+/* PERF_REG_X86_* bit numbers, and the index in regs[] of those below 12. */
+#define KPROF_REG_X86_BP		6
+#define KPROF_REG_X86_SP		7
+#define KPROF_REG_X86_IP		8
+/* abi: perf's enum perf_sample_regs_abi. */
+#define KPROF_SAMPLE_REGS_ABI_NONE	0
+#define KPROF_SAMPLE_REGS_ABI_64	2
 
 struct kprof_lost {
 	struct kprof_record_header header;

@@ -11,7 +11,12 @@
  * ORC) with 5-level paging, the widest: a kernel address is at or above
  * 0xff00000000000000, a user one below 0x0100000000000000.  The other
  * user frames are whatever the user stack held (the walker copies them
- * unchecked), so any value is possible.
+ * unchecked), so any value is possible.  A sample with
+ * KPROF_MISC_STACK_USER ends with the user registers and the stack
+ * snapshot: an abi kprof writes, registers only with an abi, a snapshot
+ * size that is a multiple of 8, dyn_size at most that size, and the
+ * whole filling the record exactly; register values are the task's, any
+ * value.
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,20 +29,60 @@
 #define KERNEL_MIN		0xff00000000000000ULL
 #define USER_END		0x0100000000000000ULL
 #define SAMPLE_MISC		(KPROF_MISC_USER | KPROF_MISC_NMI | KPROF_MISC_USER_FAULT | \
-				 KPROF_MISC_KERNEL_TRUNC | KPROF_MISC_USER_TRUNC)
+				 KPROF_MISC_KERNEL_TRUNC | KPROF_MISC_USER_TRUNC | \
+				 KPROF_MISC_STACK_USER)
 #define THROTTLE_MISC		(KPROF_MISC_THROTTLE_OWN | KPROF_MISC_THROTTLE_KERNEL)
+
+/* The tail of a KPROF_MISC_STACK_USER sample: P, LEFT bytes (kprof.h). */
+static const char *check_stack_user(const unsigned char *p, size_t left, char *why, size_t n)
+{
+	uint64_t abi, size, dyn;
+
+	if (left < 16)
+		return "no room for the user registers and stack";
+	memcpy(&abi, p, 8);
+	if (abi != KPROF_SAMPLE_REGS_ABI_NONE && abi != KPROF_SAMPLE_REGS_ABI_64) {
+		snprintf(why, n, "user registers of abi %llu", (unsigned long long)abi);
+		return why;
+	}
+	if (abi != KPROF_SAMPLE_REGS_ABI_NONE) {
+		if (left < 16 + KPROF_REGS_USER_NR * 8)
+			return "no room for the user registers";
+		p += KPROF_REGS_USER_NR * 8;
+		left -= KPROF_REGS_USER_NR * 8;
+	}
+	memcpy(&size, p + 8, 8);
+	left -= 16;
+	if (!size && !left)
+		return NULL;
+	if (size % 8 || size > left || left - size != 8) {
+		snprintf(why, n, "a %llu-byte user stack in %zu bytes",
+			 (unsigned long long)size, left);
+		return why;
+	}
+	memcpy(&dyn, p + 16 + size, 8);
+	if (dyn > size) {
+		snprintf(why, n, "%llu bytes of user stack read of %llu copied",
+			 (unsigned long long)dyn, (unsigned long long)size);
+		return why;
+	}
+	return NULL;
+}
 
 static const char *check_sample(const struct capture_check *c, unsigned int cpu,
 				const struct kprof_sample *s, size_t len, char *why, size_t n)
 {
 	int user = s->header.misc & KPROF_MISC_USER;
+	const char *bad;
 	size_t nr, i;
 
 	if (len < sizeof(*s))
 		return "shorter than a SAMPLE";
 	nr = (size_t)s->nr_kernel + s->nr_user;
 	if (s->nr_kernel > KPROF_MAX_STACK || s->nr_user > KPROF_MAX_STACK ||
-	    len != sizeof(*s) + nr * sizeof(__u64)) {
+	    len < sizeof(*s) + nr * sizeof(__u64) ||
+	    (len != sizeof(*s) + nr * sizeof(__u64) &&
+	     !(s->header.misc & KPROF_MISC_STACK_USER))) {
 		snprintf(why, n, "%u kernel + %u user frames do not fill its %zu bytes",
 			 s->nr_kernel, s->nr_user, len);
 		return why;
@@ -55,6 +100,11 @@ static const char *check_sample(const struct capture_check *c, unsigned int cpu,
 	/* Any tick is valid: the kernel's tick count for PMU events. */
 	if (s->header.misc & ~SAMPLE_MISC)
 		return "reserved bits set";
+	bad = !(s->header.misc & KPROF_MISC_STACK_USER) ? NULL :
+	      check_stack_user((const unsigned char *)(s->ips + nr),
+			       len - sizeof(*s) - nr * sizeof(__u64), why, n);
+	if (bad)
+		return bad;
 	if (user ? s->ip >= USER_END : s->ip < KERNEL_MIN) {
 		snprintf(why, n, "IP %#llx is not a %s address", (unsigned long long)s->ip,
 			 user ? "user" : "kernel");

@@ -4,7 +4,8 @@
  *
  * The ring already guarantees 8 <= size <= data_size, size % 8 == 0 and
  * that the bytes are all there; this file checks each type's own layout:
- * the fixed part must fit, and a SAMPLE's frames must fit in its size.
+ * the fixed part must fit, and a SAMPLE's frames must fit in its size, and
+ * so must its user registers and stack snapshot (KPROF_MISC_STACK_USER).
  * Records may be larger than this reader knows (a newer, compatible
  * producer appending fields): the extra bytes are ignored.
  */
@@ -26,6 +27,42 @@ static const char *const type_names[KPROF_RECORD_MAX] = {
 const char *decode__type_name(uint32_t type)
 {
 	return type < KPROF_RECORD_MAX ? type_names[type] : NULL;
+}
+
+/*
+ * The tail of a KPROF_MISC_STACK_USER sample, at P with LEFT bytes left:
+ * abi, regs[], size, data[], dyn_size (kprof.h).
+ */
+static int decode_stack_user(const unsigned char *p, size_t left, struct kp_sample *d)
+{
+	uint64_t abi, size;
+
+	if (left < 8)
+		return -EBADMSG;
+	memcpy(&abi, p, 8);
+	p += 8;
+	left -= 8;
+	if (abi != KPROF_SAMPLE_REGS_ABI_NONE) {
+		if (abi != KPROF_SAMPLE_REGS_ABI_64 || left < KPROF_REGS_USER_NR * 8)
+			return -EBADMSG;
+		d->regs = (const uint64_t *)p;
+		p += KPROF_REGS_USER_NR * 8;
+		left -= KPROF_REGS_USER_NR * 8;
+	}
+	if (left < 8)
+		return -EBADMSG;
+	memcpy(&size, p, 8);
+	p += 8;
+	left -= 8;
+	if (!size)
+		return 0;
+	if (size % 8 || size > left || left - size < 8)
+		return -EBADMSG;
+	d->stack = p;
+	memcpy(&d->stack_dyn, p + size, 8);
+	if (d->stack_dyn > size)
+		return -EBADMSG;
+	return 0;
 }
 
 static int decode_sample(const void *rec, size_t len, struct kp_record *out)
@@ -53,7 +90,13 @@ static int decode_sample(const void *rec, size_t len, struct kp_record *out)
 	d->nr_kernel = s->nr_kernel;
 	d->nr_user = s->nr_user;
 	d->ips = (const uint64_t *)s->ips;
+	d->regs = NULL;
+	d->stack = NULL;
+	d->stack_dyn = 0;
 	out->time = s->time;
+	if (s->header.misc & KPROF_MISC_STACK_USER)
+		return decode_stack_user((const unsigned char *)(s->ips + nr),
+					 len - sizeof(*s) - nr * sizeof(__u64), d);
 	return 0;
 }
 

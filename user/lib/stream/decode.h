@@ -23,6 +23,14 @@ struct kp_sample {
 	uint16_t nr_kernel;
 	uint16_t nr_user;
 	const uint64_t *ips;	/* points into the record: kernel, then user */
+	/*
+	 * KPROF_MISC_STACK_USER: the user registers (NULL: none, abi NONE)
+	 * and the stack snapshot, pointing into the record; else regs NULL
+	 * and stack_dyn 0.
+	 */
+	const uint64_t *regs;	/* [KPROF_REGS_USER_NR], PERF_REG_X86_* order */
+	const unsigned char *stack;
+	uint64_t stack_dyn;	/* bytes of STACK really read */
 };
 
 struct kp_record {

@@ -13,6 +13,7 @@
 #include "lib/stream/session.h"
 #include "lib/stream/sideband.h"
 #include "lib/stream/pidmap.h"
+#include "lib/unwind/unwind.h"
 
 #define MERGE_MAX_HELD		(1U << 20)
 #define MAX_FRAMES		(2 * KPROF_MAX_STACK + 1)
@@ -23,6 +24,7 @@ struct session {
 	struct usyms *usyms;
 	struct merge *merge;
 	struct framecache *fc;
+	struct unwind *unwind;	/* user chains of samples with a stack snapshot */
 	struct decode_stats dst;
 	struct pidmap *tree;	/* FILTER_TREE: pids in the tree */
 	struct pidmap *seen;	/* proc_fallback: pid -> hash of its comm */
@@ -43,10 +45,11 @@ struct session *session__new(const struct session_opts *o, struct ksyms *k)
 	s->usyms = usyms__new();
 	s->merge = merge__new(o->window_ns, MERGE_MAX_HELD);
 	s->fc = framecache__new();
+	s->unwind = s->usyms ? unwind__new(s->usyms) : NULL;
 	s->tree = pidmap__new();
 	s->seen = pidmap__new();
 	s->newest = pidmap__new();
-	if (!s->usyms || !s->merge || !s->fc || !s->tree || !s->seen || !s->newest) {
+	if (!s->usyms || !s->merge || !s->fc || !s->unwind || !s->tree || !s->seen || !s->newest) {
 		session__free(s);
 		return NULL;
 	}
@@ -68,6 +71,7 @@ void session__free(struct session *s)
 	usyms__free(s->usyms);
 	merge__free(s->merge);
 	framecache__free(s->fc);
+	unwind__free(s->unwind);
 	pidmap__free(s->tree);
 	pidmap__free(s->seen);
 	pidmap__free(s->newest);
@@ -179,6 +183,47 @@ int session__record(struct session *s, unsigned int cpu, const void *rec, size_t
 }
 
 /*
+ * The user chain of SMP: its ips[] after the kernel chain, or, when it
+ * carries a stack snapshot, the chain unwound from it into UIPS.
+ */
+static const uint64_t *user_chain(struct session *s, const struct kp_record *r,
+				  uint64_t *uips, unsigned int *nr)
+{
+	const struct kp_sample *smp = &r->sample;
+	struct unwind_sample us;
+
+	if (!(r->misc & KPROF_MISC_STACK_USER)) {
+		*nr = smp->nr_user;
+		return smp->ips + smp->nr_kernel;
+	}
+	us.pid = smp->pid;
+	us.time = r->time;
+	us.regs = smp->regs;
+	us.stack = smp->stack;
+	us.stack_len = smp->stack_dyn;
+	*nr = unwind__chain(s->unwind, &us, uips, KPROF_MAX_STACK);
+	return uips;
+}
+
+/* The key of a call chain in the frame cache: process, maps, mode, addresses. */
+static unsigned int chain_key(const struct kp_record *r, uint32_t gen, const uint64_t *uips,
+			      unsigned int nu, uint64_t *key)
+{
+	const struct kp_sample *smp = &r->sample;
+	unsigned int nk = smp->nr_kernel;
+
+	key[0] = smp->pid | (uint64_t)gen << 32;
+	key[1] = (r->misc & KPROF_MISC_USER ? 2 : 0) | (uint64_t)nk << 16 | (uint64_t)nu << 32;
+	if (!nk && !nu) {
+		key[2] = smp->ip;
+		return 3;
+	}
+	memcpy(key + 2, smp->ips, nk * sizeof(*key));
+	memcpy(key + 2 + nk, uips, nu * sizeof(*key));
+	return 2 + nk + nu;
+}
+
+/*
  * The frames of sample R: a call chain seen before comes whole from the
  * frame cache (*OUT points there), otherwise each frame is made in F.
  */
@@ -188,27 +233,21 @@ static int build_frames(struct session *s, const struct kp_record *r,
 	const struct kp_sample *smp = &r->sample;
 	int ret = 0, unstable = 0;
 	uint32_t gen = usyms__generation(s->usyms, smp->pid);
-	unsigned int i, n = 0, nips = smp->nr_kernel + smp->nr_user;
-	uint64_t key[2 + MAX_FRAMES], since = 0, frame_since;
+	unsigned int i, n = 0, nu, nkey;
+	uint64_t key[2 + MAX_FRAMES], uips_buf[KPROF_MAX_STACK], since = 0, frame_since;
 	const struct out_frame *cached;
+	const uint64_t *uips;
 
 	framecache__trim(s->fc);
 	*out = f;
-	key[0] = smp->pid | (uint64_t)gen << 32;
-	key[1] = (r->misc & KPROF_MISC_USER ? 2 : 0) |
-		 (uint64_t)smp->nr_kernel << 16 | (uint64_t)smp->nr_user << 32;
-	if (!nips) {
-		key[2] = smp->ip;
-		nips = 1;
-	} else {
-		memcpy(key + 2, smp->ips, nips * sizeof(*key));
-	}
-	cached = framecache__stack_find(s->fc, key, 2 + nips, r->time, nr);
+	uips = user_chain(s, r, uips_buf, &nu);
+	nkey = chain_key(r, gen, uips, nu, key);
+	cached = framecache__stack_find(s->fc, key, nkey, r->time, nr);
 	if (cached) {
 		*out = cached;
 		return 0;
 	}
-	if (!smp->nr_kernel && !smp->nr_user) {
+	if (!smp->nr_kernel && !nu) {
 		if (r->misc & KPROF_MISC_USER)
 			ret = framecache__user(s->fc, s->usyms, smp->pid, gen, r->time,
 					       smp->ip, &f[n++], &since);
@@ -217,10 +256,9 @@ static int build_frames(struct session *s, const struct kp_record *r,
 	} else {
 		for (i = 0; i < smp->nr_kernel && ret >= 0; i++)
 			ret = framecache__kernel(s->fc, s->ksyms, smp->ips[i], &f[n++]);
-		for (i = 0; i < smp->nr_user && ret >= 0; i++) {
+		for (i = 0; i < nu && ret >= 0; i++) {
 			ret = framecache__user(s->fc, s->usyms, smp->pid, gen, r->time,
-					       smp->ips[smp->nr_kernel + i], &f[n++],
-					       &frame_since);
+					       uips[i], &f[n++], &frame_since);
 			unstable |= ret > 0;
 			if (frame_since > since)
 				since = frame_since;
@@ -232,7 +270,7 @@ static int build_frames(struct session *s, const struct kp_record *r,
 		return ret;
 	/* Not kept: without memory for it, the frames in F do. */
 	if (!unstable) {
-		cached = framecache__stack_add(s->fc, key, 2 + nips, since, f, n);
+		cached = framecache__stack_add(s->fc, key, nkey, since, f, n);
 		if (cached)
 			*out = cached;
 	}

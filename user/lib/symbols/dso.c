@@ -110,6 +110,20 @@ const char *dso__path(const struct dso *d)
 	return d->path;
 }
 
+size_t dso__build_id(const struct dso *d, const unsigned char **bid)
+{
+	if (d->want_bid_len) {
+		*bid = d->want_bid;
+		return d->want_bid_len;
+	}
+	if (d->from_blob && d->bid_len) {
+		*bid = d->bid;
+		return d->bid_len;
+	}
+	*bid = NULL;
+	return 0;
+}
+
 void dso__expect_build_id(struct dso *d, const unsigned char *bid, size_t len)
 {
 	if (!len || len > DSO_BUILD_ID_MAX || d->want_bid_len)

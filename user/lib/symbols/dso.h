@@ -37,6 +37,11 @@ const char *dso__path(const struct dso *d);
 /* The build-id the process mapped (side band): a file without it is not read. */
 void dso__expect_build_id(struct dso *d, const unsigned char *bid, size_t len);
 /*
+ * The build-id the DSO must have: the one the process mapped (side band),
+ * else the one a capture's snapshot recorded; 0 (*BID NULL) if unknown.
+ */
+size_t dso__build_id(const struct dso *d, const unsigned char **bid);
+/*
  * Symbol at file offset OFF: 0 with *NAME and *SYMOFF, -ENOENT without.
  * The first call loads the symbols (DEMANGLE: how names are chosen and
  * printed; the same for every call).

@@ -282,6 +282,26 @@ int usyms__resolve(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 	return -ENOENT;
 }
 
+int usyms__map(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
+	       struct usym_map *m)
+{
+	struct proc *p = proc_find(u, pid, 0);
+	const struct umap *um = NULL;
+	unsigned int covers;
+
+	if (p)
+		um = proc_lookup(p, time, addr, &covers);
+	if (!um)
+		return -ENOENT;
+	m->start = um->start;
+	m->end = um->end;
+	m->pgoff = um->pgoff;
+	m->path = dso__path(um->dso);
+	m->jit = um->jit;
+	m->build_id_len = dso__build_id(um->dso, &m->build_id);
+	return 0;
+}
+
 int usyms__parse_maps(uint32_t pid, uint64_t time, char *text,
 		      int (*fn)(void *ctx, const struct pev *e), void *ctx)
 {

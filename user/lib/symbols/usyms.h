@@ -64,6 +64,22 @@ uint32_t usyms__generation(const struct usyms *u, uint32_t pid);
 int usyms__resolve(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 		   struct usym *r);
 
+/* A mapping of a process, as usyms__map() finds it. */
+struct usym_map {
+	uint64_t start, end, pgoff;
+	const char *path;	/* the DSO's (the JIT map's for JIT code) */
+	int jit;
+	const unsigned char *build_id;	/* the one the file must have (dso.h), or NULL */
+	size_t build_id_len;
+};
+
+/*
+ * The map usyms__resolve() takes for ADDR of PID at TIME: 0 and M, or
+ * -ENOENT.  For unwinders, which read the file behind it.
+ */
+int usyms__map(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
+	       struct usym_map *m);
+
 /*
  * Parse /proc/PID/maps TEXT into PEV_MMAP events stamped TIME, passed to FN.
  */

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * unwind_test: lib/unwind on stack snapshots of this very process, no perf
+ * needed.  A chain of noinline functions takes its registers (IP, SP, BP)
+ * and copies 8 KiB of its stack from SP, as the NMI handler will; the
+ * unwinder, given this process's maps (/proc/self/maps), must name the
+ * chain's functions in order, down to main, each at the address of its
+ * call (pc - 1).  Many snapshots of one process build one Dwfl, not one
+ * each (perf builds one per sample); a map that replaces the code the
+ * Dwfl holds builds it again; past 64 processes the least recently
+ * sampled one's goes.  A snapshot cut below the first return address
+ * stops the chain there; a file that is not the build-id mapped is not
+ * unwound.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/kprof.h>
+
+#include "kselftest_harness.h"
+
+#include "lib/symbols/usyms.h"
+#include "lib/unwind/unwind.h"
+
+#define SNAP_BYTES	8192
+#define REG_SP_IDX	KPROF_REG_X86_SP
+#define REG_BP_IDX	KPROF_REG_X86_BP
+#define REG_IP_IDX	KPROF_REG_X86_IP
+
+struct snap {
+	uint64_t regs[KPROF_REGS_USER_NR];
+	unsigned char stack[SNAP_BYTES];
+	uint64_t len;
+};
+
+/* The registers here, then the stack above SP (this frame's and its callers'). */
+static __attribute__((noinline)) void take(struct snap *s)
+{
+	uint64_t ip, sp, bp, top;
+	FILE *f;
+	char line[256];
+
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+			 : "=r"(ip), "=r"(sp), "=r"(bp));
+	memset(s->regs, 0, sizeof(s->regs));
+	s->regs[REG_IP_IDX] = ip;
+	s->regs[REG_SP_IDX] = sp;
+	s->regs[REG_BP_IDX] = bp;
+	/* No further than the stack's end, as the handler's copy stops there. */
+	top = sp + SNAP_BYTES;
+	f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+
+		if (strstr(line, "[stack]") && sscanf(line, "%llx-%llx", &lo, &hi) == 2 &&
+		    sp >= lo && sp < hi && hi < top)
+			top = hi;
+	}
+	if (f)
+		fclose(f);
+	s->len = top - sp;
+	memcpy(s->stack, (const void *)(uintptr_t)sp, s->len);
+}
+
+static __attribute__((noinline)) void inner(struct snap *s)
+{
+	take(s);
+	__asm__ volatile("" ::: "memory");	/* not a tail call */
+}
+
+static __attribute__((noinline)) void outer(struct snap *s)
+{
+	inner(s);
+	__asm__ volatile("" ::: "memory");
+}
+
+static int starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* Whether the snapshot holds the word V (a return address pushed by a call). */
+static int holds(const struct snap *s, uint64_t v)
+{
+	uint64_t i, w;
+
+	for (i = 0; i + 8 <= s->len; i += 8) {
+		memcpy(&w, s->stack + i, 8);
+		if (w == v)
+			return 1;
+	}
+	return 0;
+}
+
+static int apply(void *u, const struct pev *e)
+{
+	return usyms__apply(u, e);
+}
+
+/* This process's executable maps, as of time 0. */
+static struct usyms *self_maps(void)
+{
+	struct usyms *u = usyms__new();
+	static char text[1 << 16];
+	size_t n;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!u || !f)
+		return NULL;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	if (usyms__parse_maps(getpid(), 0, text, apply, u)) {
+		usyms__free(u);
+		return NULL;
+	}
+	return u;
+}
+
+/*
+ * The chain of S at TIME as function names, ";"-separated, leaf first;
+ * its addresses in ips[].
+ */
+static uint64_t ips[KPROF_MAX_STACK];
+
+static unsigned int chain(struct unwind *w, struct usyms *u, const struct snap *s,
+			  uint64_t time, char *out, size_t len)
+{
+	struct unwind_sample us = { .pid = getpid(), .time = time, .regs = s->regs,
+				    .stack = s->stack, .stack_len = s->len };
+	unsigned int nr = unwind__chain(w, &us, ips, KPROF_MAX_STACK), i;
+	size_t at = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < nr && at < len; i++) {
+		struct usym r;
+
+		usyms__resolve(u, getpid(), time, ips[i], &r);
+		at += snprintf(out + at, len - at, "%s;", r.name ? r.name : "[unknown]");
+	}
+	return nr;
+}
+
+TEST(chains_name_the_callers_down_to_main)
+{
+	struct usyms *u = self_maps();
+	struct unwind *w;
+	static struct snap s;
+	char names[4096];
+	int i;
+
+	ASSERT_NE(NULL, u);
+	w = unwind__new(u);
+	ASSERT_NE(NULL, w);
+	for (i = 0; i < 100; i++) {
+		outer(&s);
+		ASSERT_GE(chain(w, u, &s, 1000 + i, names, sizeof(names)), 4);
+		ASSERT_TRUE(starts(names, "take;inner;outer;")) TH_LOG("chain: %s", names);
+		ASSERT_NE(NULL, strstr(names, ";main;")) TH_LOG("chain: %s", names);
+	}
+	/* The first frame at the IP; the others at their return address - 1. */
+	EXPECT_EQ(s.regs[REG_IP_IDX], ips[0]);
+	EXPECT_TRUE(holds(&s, ips[1] + 1));
+	EXPECT_TRUE(holds(&s, ips[2] + 1));
+	/* One Dwfl for the process, reused by every sample. */
+	EXPECT_EQ(100, unwind__samples(w));
+	EXPECT_EQ(1, unwind__builds(w));
+	unwind__free(w);
+	usyms__free(u);
+}
+
+TEST(a_stack_cut_short_ends_the_chain)
+{
+	struct usyms *u = self_maps();
+	struct unwind *w;
+	static struct snap s;
+	char names[4096];
+
+	ASSERT_NE(NULL, u);
+	w = unwind__new(u);
+	ASSERT_NE(NULL, w);
+	outer(&s);
+	/* Nothing read: perf takes no chain. */
+	s.len = 0;
+	EXPECT_EQ(0, chain(w, u, &s, 1000, names, sizeof(names)));
+	/* One word: take()'s own frame and no return address. */
+	s.len = 8;
+	chain(w, u, &s, 1000, names, sizeof(names));
+	EXPECT_TRUE(starts(names, "take;")) TH_LOG("chain: %s", names);
+	EXPECT_EQ(NULL, strstr(names, "outer;")) TH_LOG("chain: %s", names);
+	unwind__free(w);
+	usyms__free(u);
+}
+
+TEST(a_map_replacing_the_code_builds_the_dwfl_again)
+{
+	struct usyms *u = self_maps();
+	struct usym_map m;
+	struct unwind *w;
+	static struct snap s;
+	char names[4096];
+	struct pev e = { .type = PEV_MMAP, .time = 2000 };
+
+	ASSERT_NE(NULL, u);
+	w = unwind__new(u);
+	ASSERT_NE(NULL, w);
+	outer(&s);
+	chain(w, u, &s, 1000, names, sizeof(names));
+	ASSERT_TRUE(starts(names, "take;inner;outer;")) TH_LOG("chain: %s", names);
+	/* Another file over this program's code from time 2000 on. */
+	ASSERT_EQ(0, usyms__map(u, getpid(), 1000, s.regs[REG_IP_IDX], &m));
+	e.pid = getpid();
+	e.start = m.start;
+	e.len = m.end - m.start;
+	e.path = "/bin/true";
+	ASSERT_EQ(0, usyms__apply(u, &e));
+	chain(w, u, &s, 3000, names, sizeof(names));
+	EXPECT_EQ(NULL, strstr(names, "take;inner;outer;")) TH_LOG("chain: %s", names);
+	EXPECT_EQ(2, unwind__builds(w));
+	/* The samples before the new map still unwind through this program. */
+	chain(w, u, &s, 1500, names, sizeof(names));
+	EXPECT_TRUE(starts(names, "take;inner;outer;")) TH_LOG("chain: %s", names);
+	unwind__free(w);
+	usyms__free(u);
+}
+
+TEST(a_file_without_the_build_id_mapped_is_not_unwound)
+{
+	struct usyms *u = self_maps();
+	struct pev e = { .type = PEV_MMAP, .bid_len = 20, .build_id = { 0xde, 0xad } };
+	struct usym_map m;
+	struct unwind *w;
+	static struct snap s;
+	char names[4096];
+
+	ASSERT_NE(NULL, u);
+	w = unwind__new(u);
+	ASSERT_NE(NULL, w);
+	outer(&s);
+	/* The process mapped this program's file with another build-id. */
+	ASSERT_EQ(0, usyms__map(u, getpid(), 1000, s.regs[REG_IP_IDX], &m));
+	e.pid = getpid();
+	e.start = m.start;
+	e.len = m.end - m.start;
+	e.pgoff = m.pgoff;
+	e.path = m.path;
+	ASSERT_EQ(0, usyms__apply(u, &e));
+	EXPECT_EQ(0, chain(w, u, &s, 1000, names, sizeof(names))) TH_LOG("chain: %s", names);
+	unwind__free(w);
+	usyms__free(u);
+}
+
+TEST(the_least_recently_used_states_go_past_64_processes)
+{
+	struct usyms *u = self_maps();
+	struct unwind_sample us = { .time = 1000 };
+	struct pev e = { .type = PEV_FORK, .ppid = getpid() };
+	struct unwind *w;
+	static struct snap s;
+	uint32_t pid;
+
+	ASSERT_NE(NULL, u);
+	w = unwind__new(u);
+	ASSERT_NE(NULL, w);
+	outer(&s);
+	us.regs = s.regs;
+	us.stack = s.stack;
+	us.stack_len = s.len;
+	/* 70 processes with this one's maps (forked at time 0), one sample each. */
+	for (pid = 1; pid <= 70; pid++) {
+		e.pid = 0x100000 + pid;
+		ASSERT_EQ(0, usyms__apply(u, &e));
+		us.pid = e.pid;
+		ASSERT_GE(unwind__chain(w, &us, ips, KPROF_MAX_STACK), 4);
+	}
+	EXPECT_EQ(70, unwind__builds(w));
+	/* The newest keeps its state; the oldest lost it to the 64 newer ones. */
+	us.pid = 0x100000 + 70;
+	unwind__chain(w, &us, ips, KPROF_MAX_STACK);
+	EXPECT_EQ(70, unwind__builds(w));
+	us.pid = 0x100000 + 1;
+	EXPECT_GE(unwind__chain(w, &us, ips, KPROF_MAX_STACK), 4);
+	EXPECT_EQ(71, unwind__builds(w));
+	unwind__free(w);
+	usyms__free(u);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * unwind.c - libdwfl over a sample's stack snapshot, one Dwfl per process.
+ *
+ * The steps are those of perf 6.1's util/unwind-libdw.c: a module is
+ * reported (dwfl_report_elf() of the mapped file, at the map's start less
+ * its file offset) for the sample's IP before the state is attached, and
+ * for every frame's pc before libdwfl is asked whether it is an
+ * activation; every frame but an activation gives pc - 1, the address
+ * perf prints and symbolizes; a frame whose address lies in a map whose
+ * file libdwfl cannot read ends the chain without that frame, one outside
+ * every map is kept (perf prints it [unknown]).  A sample whose IP is in
+ * no map has no user chain: perf's fresh Dwfl has no module then and
+ * cannot attach.  Unlike perf, a file whose build-id is not the one the
+ * process mapped (side band, or the capture's symbol snapshot) is not
+ * unwound: the chain ends before its first frame there, as its symbols
+ * are refused.
+ *
+ * perf as distributions build it (Debian's linux-perf 6.1) unwinds with
+ * libunwind instead (util/unwind-libunwind-local.c), and two of its
+ * rules show in perf script; they are kept here so both readers print
+ * the same chains.  Its memory reads serve the snapshot below its last
+ * word ([SP, SP + dyn_size - 8), an off-by-one of perf's), then the mapped
+ * file's bytes at the address (access_dso_mem()), and a read neither
+ * serves gives 0 without failing (perf returns 1, which libunwind takes
+ * for success).  And a return address read as 0 is one more frame,
+ * 0 - 1, printed [unknown], where libdwfl just ends: so when the last
+ * memory read of the step that ended the chain gave 0 (the return
+ * address is the last register a step reads), that frame is added.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <elf.h>
+#include <elfutils/libdwfl.h>
+
+#include "lib/unwind/unwind.h"
+
+#define PROC_HASH	1024
+/*
+ * Dwfl states kept at once: past this, the least recently used one goes
+ * (a process that exited, in a run of many short ones), so memory stays
+ * bounded by the processes sampled together, not by all of them.
+ */
+#define MAX_LIVE	64
+/* Indexes in the sample's regs[] (KPROF_REGS_USER_MASK, kprof.h). */
+enum { AX, BX, CX, DX, SI, DI, BP, SP, IP, FLAGS, CS, SS, R8, R9, R10, R11, R12, R13,
+	R14, R15 };
+
+/* What a module was reported for, in its userdata: stale when it differs. */
+struct modid {
+	struct modid *next;
+	uint64_t base;
+	const char *path;	/* usyms' own string */
+	int wrong_file;		/* not the build-id the process mapped */
+};
+
+struct uproc {
+	struct uproc *next;
+	struct unwind *w;
+	uint32_t pid;
+	Dwfl *dwfl;
+	int attached;
+	struct modid *mods;
+	/* The sample being unwound, and its chain so far. */
+	const struct unwind_sample *s;
+	uint64_t *ips;
+	unsigned int nr, max;
+	uint64_t used;		/* w->ticks at its last sample */
+	int stale;		/* a module no longer matches the maps */
+	int last_zero;		/* this step's last memory read gave 0 */
+};
+
+struct unwind {
+	struct usyms *u;
+	int vdso_fd;		/* -1: not made yet, -2: none */
+	struct uproc *procs[PROC_HASH];
+	unsigned int live;	/* procs with a Dwfl */
+	uint64_t samples, builds, ticks;
+};
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+	.section_address = dwfl_offline_section_address,
+};
+
+struct unwind *unwind__new(struct usyms *u)
+{
+	struct unwind *w = calloc(1, sizeof(*w));
+
+	if (w) {
+		w->u = u;
+		w->vdso_fd = -1;
+	}
+	return w;
+}
+
+static void proc_reset(struct uproc *p)
+{
+	if (p->dwfl) {
+		dwfl_end(p->dwfl);
+		p->w->live--;
+	}
+	p->dwfl = NULL;
+	p->attached = 0;
+	while (p->mods) {
+		struct modid *m = p->mods->next;
+
+		free(p->mods);
+		p->mods = m;
+	}
+}
+
+void unwind__free(struct unwind *w)
+{
+	unsigned int i;
+
+	if (!w)
+		return;
+	for (i = 0; i < PROC_HASH; i++) {
+		while (w->procs[i]) {
+			struct uproc *p = w->procs[i];
+
+			w->procs[i] = p->next;
+			proc_reset(p);
+			free(p);
+		}
+	}
+	if (w->vdso_fd >= 0)
+		close(w->vdso_fd);
+	free(w);
+}
+
+uint64_t unwind__samples(const struct unwind *w)
+{
+	return w->samples;
+}
+
+uint64_t unwind__builds(const struct unwind *w)
+{
+	return w->builds;
+}
+
+static struct uproc *proc_get(struct unwind *w, uint32_t pid)
+{
+	struct uproc **head = &w->procs[pid % PROC_HASH], *p;
+
+	for (p = *head; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->w = w;
+	p->pid = pid;
+	p->next = *head;
+	*head = p;
+	return p;
+}
+
+/*
+ * This process's vDSO in a memory file, as perf copies its own for
+ * "[vdso]" maps (the kernel maps the same one in every process): its fd,
+ * or -1.
+ */
+static int vdso_fd(struct unwind *w)
+{
+	unsigned long long start = 0, end = 0;
+	char line[256];
+	ssize_t len;
+	FILE *f;
+
+	if (w->vdso_fd != -1)
+		return w->vdso_fd < 0 ? -1 : w->vdso_fd;
+	w->vdso_fd = -2;
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &end) == 2)
+			break;
+	fclose(f);
+	if (!start || end <= start || start != getauxval(AT_SYSINFO_EHDR))
+		return -1;
+	w->vdso_fd = memfd_create("kprofcat-vdso", MFD_CLOEXEC);
+	len = end - start;
+	if (w->vdso_fd < 0 || write(w->vdso_fd, (const void *)(uintptr_t)start, len) != len) {
+		if (w->vdso_fd >= 0)
+			close(w->vdso_fd);
+		w->vdso_fd = -2;
+		return -1;
+	}
+	return w->vdso_fd;
+}
+
+/* A new fd of the file mapped as PATH, or -1. */
+static int open_mapped(struct unwind *w, const char *path)
+{
+	int fd;
+
+	if (strcmp(path, "[vdso]"))
+		return open(path, O_RDONLY | O_CLOEXEC);
+	fd = vdso_fd(w);
+	return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
+/*
+ * Whether MOD's file is the one M's process mapped, when its build-id is
+ * known: another file at the path (a package upgraded since, a capture
+ * read on another machine) has other CFI, and the symbols refuse it too.
+ */
+static int same_build_id(Dwfl_Module *mod, const struct usym_map *m)
+{
+	const unsigned char *bid;
+	GElf_Addr vaddr;
+	int n;
+
+	if (!m->build_id_len)
+		return 1;
+	n = dwfl_module_build_id(mod, &bid, &vaddr);
+	return n > 0 && (size_t)n == m->build_id_len && !memcmp(bid, m->build_id, n);
+}
+
+/*
+ * perf's __report_module(): 0 when PC's module is known (or PC is in no
+ * map at all), -1 when its file cannot be a module, -EAGAIN when the
+ * module this Dwfl holds over PC is not what the process maps there now.
+ */
+static int report_module(struct uproc *p, uint64_t pc)
+{
+	struct usym_map m;
+	struct modid *id;
+	Dwfl_Module *mod;
+	void **userdata;
+	uint64_t base;
+	int fd;
+
+	if (usyms__map(p->w->u, p->s->pid, p->s->time, pc, &m))
+		return 0;
+	if (m.jit)		/* perf-PID.map is no ELF file */
+		return -1;
+	base = m.start - m.pgoff;
+	mod = dwfl_addrmodule(p->dwfl, pc);
+	if (mod) {
+		dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+		id = *userdata;
+		if (!id || id->base != base || strcmp(id->path, m.path))
+			return -EAGAIN;
+		return id->wrong_file ? -1 : 0;
+	}
+	id = calloc(1, sizeof(*id));
+	fd = open_mapped(p->w, m.path);
+	/* The module's fd once reported; still ours if that fails. */
+	mod = id && fd >= 0 ? dwfl_report_elf(p->dwfl, m.path, m.path, fd, base, false) : NULL;
+	if (!mod) {
+		if (fd >= 0)
+			close(fd);
+		free(id);
+		return -1;
+	}
+	id->base = base;
+	id->path = m.path;
+	id->next = p->mods;
+	p->mods = id;
+	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = id;
+	id->wrong_file = !same_build_id(mod, &m);
+	return !id->wrong_file && dwfl_addrmodule(p->dwfl, pc) == mod ? 0 : -1;
+}
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	/* One thread: the sample's. */
+	if (*thread_argp)
+		return 0;
+	*thread_argp = arg;
+	return dwfl_pid(dwfl);
+}
+
+/* perf's access_dso_mem(): the mapped file's bytes at ADDR. */
+static bool read_file(struct uproc *p, uint64_t addr, Dwarf_Word *result)
+{
+	struct usym_map m;
+	ssize_t n;
+	int fd;
+
+	if (usyms__map(p->w->u, p->s->pid, p->s->time, addr, &m) || m.jit)
+		return false;
+	fd = open_mapped(p->w, m.path);
+	if (fd < 0)
+		return false;
+	n = pread(fd, result, sizeof(*result), addr - m.start + m.pgoff);
+	close(fd);
+	return n == sizeof(*result);
+}
+
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct uproc *p = arg;
+	uint64_t start = p->s->regs[SP], end = start + p->s->stack_len;
+
+	(void)dwfl;
+	if (addr + sizeof(*result) < addr)
+		return false;
+	if (addr < start || addr + sizeof(*result) >= end) {
+		if (!read_file(p, addr, result))
+			*result = 0;
+	} else {
+		memcpy(result, p->s->stack + (addr - start), sizeof(*result));
+	}
+	p->last_zero = !*result;
+	return true;
+}
+
+/* The sample's registers in x86-64's DWARF numbering (perf's libdw__arch_...). */
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct uproc *p = arg;
+	const uint64_t *r = p->s->regs;
+	Dwarf_Word d[17] = {
+		r[AX], r[DX], r[CX], r[BX], r[SI], r[DI], r[BP], r[SP],
+		r[R8], r[R9], r[R10], r[R11], r[R12], r[R13], r[R14], r[R15], r[IP],
+	};
+
+	return dwfl_thread_state_registers(thread, 0, 17, d);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+/* perf's frame_callback() and entry(). */
+static int frame_callback(Dwfl_Frame *state, void *arg)
+{
+	struct uproc *p = arg;
+	Dwarf_Addr pc;
+	bool activation;
+	int ret;
+
+	p->last_zero = 0;
+	if (!dwfl_frame_pc(state, &pc, NULL))
+		return DWARF_CB_ABORT;
+	/* The module first: whether PC is an activation may depend on it. */
+	if (report_module(p, pc) == -EAGAIN) {
+		p->stale = 1;
+		return DWARF_CB_ABORT;
+	}
+	if (!dwfl_frame_pc(state, &pc, &activation))
+		return DWARF_CB_ABORT;
+	if (!activation)
+		pc--;
+	ret = report_module(p, pc);
+	if (ret) {
+		p->stale = ret == -EAGAIN;
+		return DWARF_CB_ABORT;
+	}
+	if (pc)
+		p->ips[p->nr++] = pc;
+	return p->nr == p->max ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+/* Past MAX_LIVE Dwfl states, end the least recently used one. */
+static void evict(struct unwind *w)
+{
+	struct uproc *p, *lru = NULL;
+	unsigned int i;
+
+	if (w->live < MAX_LIVE)
+		return;
+	for (i = 0; i < PROC_HASH; i++)
+		for (p = w->procs[i]; p; p = p->next)
+			if (p->dwfl && (!lru || p->used < lru->used))
+				lru = p;
+	if (lru)
+		proc_reset(lru);
+}
+
+/*
+ * One try at S's chain with P's Dwfl: 0, or -EAGAIN when P's Dwfl must be
+ * built again (a stale module).
+ */
+static int unwind_once(struct uproc *p)
+{
+	struct unwind *w = p->w;
+	int ret;
+
+	if (!p->dwfl) {
+		evict(w);
+		p->dwfl = dwfl_begin(&offline_callbacks);
+		if (!p->dwfl)
+			return 0;
+		w->live++;
+		w->builds++;
+	}
+	ret = report_module(p, p->s->regs[IP]);
+	if (ret)
+		return ret == -EAGAIN ? ret : 0;
+	if (!p->attached) {
+		/* EM_NONE: the machine of the module just reported. */
+		if (!dwfl_attach_state(p->dwfl, EM_NONE, p->pid, &thread_callbacks, p))
+			return 0;
+		p->attached = 1;
+	}
+	p->last_zero = 0;
+	ret = dwfl_getthread_frames(p->dwfl, p->pid, frame_callback, p);
+	/* The return address read as 0: libdwfl ends there, perf keeps it. */
+	if (!ret && p->last_zero && p->nr && p->nr < p->max)
+		p->ips[p->nr++] = (uint64_t)-1;
+	return p->stale ? -EAGAIN : 0;
+}
+
+unsigned int unwind__chain(struct unwind *w, const struct unwind_sample *s, uint64_t *ips,
+			   unsigned int max)
+{
+	struct usym_map m;
+	struct uproc *p;
+	int tries;
+
+	/* perf takes no chain from a sample without registers or stack. */
+	if (!s->regs || !s->stack_len || !max)
+		return 0;
+	w->samples++;
+	if (usyms__map(w->u, s->pid, s->time, s->regs[IP], &m))
+		return 0;
+	p = proc_get(w, s->pid);
+	if (!p)
+		return 0;
+	p->used = ++w->ticks;
+	for (tries = 0; tries < 2; tries++) {
+		p->s = s;
+		p->ips = ips;
+		p->nr = 0;
+		p->max = max;
+		p->stale = 0;
+		if (unwind_once(p) != -EAGAIN)
+			break;
+		proc_reset(p);
+		p->nr = 0;
+	}
+	p->s = NULL;
+	return p->nr;
+}
