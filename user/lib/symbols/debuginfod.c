@@ -4,12 +4,12 @@
  *
  * kprofcat links libdebuginfod (-ldebuginfod), as perf does
  * (HAVE_DEBUGINFOD_SUPPORT in tools/perf: build-id.c calls
- * debuginfod_find_debuginfo() directly) and as debuginfod-find and gdb do.
- * elfutils' own libdwfl dlopen()s it instead, so that libdw carries no hard
- * dependency on libcurl for programs that never ask a server; kprofcat is
- * such a program only when DEBUGINFOD_URLS is unset, and a missing
- * library then fails at start rather than silently leaving frames
- * unnamed.
+ * debuginfod_find_debuginfo() directly) and as debuginfod-find and gdb do:
+ * a missing library fails at start, where a dlopen() that failed would
+ * leave frames unnamed with DEBUGINFOD_URLS set.  elfutils' own libdwfl
+ * dlopen()s it instead, so that libdw's users do not all load libcurl.
+ * That is the price here: every run loads libcurl and GnuTLS, set or
+ * unset (measured on Debian 12: about 3 ms more to start, 6 MB more RSS).
  *
  * The client (debuginfod_begin()) is made on the first query.  Its
  * progress callback, called by libdebuginfod at least once a second while
