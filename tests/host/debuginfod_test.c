@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -182,13 +183,14 @@ FIXTURE_TEARDOWN(dbgd)
 /* Whether the server hands out the debug file (a fresh client cache each time). */
 static int served(const char *dir, int port, const char *bid)
 {
-	return !run("rm -rf %s/probe && DEBUGINFOD_CACHE_PATH=%s/probe DEBUGINFOD_URLS=http://127.0.0.1:%d debuginfod-find debuginfo %s >/dev/null 2>&1",
+	return !run("rm -rf %s/probe && DEBUGINFOD_TIMEOUT=5 DEBUGINFOD_CACHE_PATH=%s/probe DEBUGINFOD_URLS=http://127.0.0.1:%d debuginfod-find debuginfo %s >/dev/null 2>&1",
 		    dir, dir, port, bid);
 }
 
 /*
  * debuginfod over DIR/srv on a free port (in *PORT), once it serves the
- * debug file of BID: its pid, or -1.
+ * debug file of BID: its pid, or -1.  It listens on every address (0.188
+ * has no option to choose one); the tests ask it on 127.0.0.1.
  */
 static pid_t start_server(struct __test_metadata *_metadata, const char *dir,
 			  const char *bid, int *port)
@@ -205,6 +207,8 @@ static pid_t start_server(struct __test_metadata *_metadata, const char *dir,
 	snprintf(srv, sizeof(srv), "%s/srv", dir);
 	pid = fork();
 	if (!pid) {
+		/* Gone with the test, even one the harness kills. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
 			_exit(126);
 		execlp("debuginfod", "debuginfod", "-F", "-p", port_s, "-d", db, srv, NULL);
