@@ -29,7 +29,7 @@
 
 struct debuginfod {
 	debuginfod_client *client;	/* NULL until the first query */
-	const char *urls;
+	char *urls;			/* DEBUGINFOD_URLS, for the warning */
 	int timeout;			/* seconds, per query */
 	double deadline;		/* of the query running */
 	int timed_out;			/* the callback aborted it */
@@ -70,7 +70,11 @@ struct debuginfod *debuginfod__new(void)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	c->urls = urls;
+	c->urls = strdup(urls);
+	if (!c->urls) {
+		free(c);
+		return NULL;
+	}
 	c->timeout = timeout_of_env();
 	return c;
 }
@@ -81,6 +85,7 @@ void debuginfod__free(struct debuginfod *c)
 		return;
 	if (c->client)
 		debuginfod_end(c->client);
+	free(c->urls);
 	free(c);
 }
 
