@@ -71,7 +71,8 @@ kernel_ok = $(and $(wildcard $(KPROF_CACHE)/kernels/$(1)/current/vmlinuz), \
 	$(wildcard $(KPROF_CACHE)/kernels/$(1)/current/build.env), \
 	$(if $(filter debug kcsan,$(1)),$(wildcard $(KPROF_CACHE)/kernels/$(1)/current/slowdown),ok))
 MISSING_KERNELS := $(strip $(foreach k,$(VM_KERNELS),$(if $(call kernel_ok,$(k)),,$(k))))
-USER_OK := $(and $(wildcard /usr/include/elfutils/libdwfl.h), $(shell command -v cc), \
+USER_OK := $(and $(wildcard /usr/include/elfutils/libdwfl.h), \
+	$(wildcard /usr/include/elfutils/debuginfod.h), $(shell command -v cc), \
 	$(wildcard /usr/include/protobuf-c/protobuf-c.h), $(shell command -v protoc-c))
 BUILD_OK := $(and $(wildcard $(KDIR)/Makefile), $(USER_OK))
 DEB_OK := $(and $(USER_OK), $(shell command -v dpkg-buildpackage), \
@@ -83,7 +84,7 @@ QUICK_OK := $(and $(DEMO_OK), \
 	$(wildcard $(KPROF_CACHE)/linux-source-6.1/scripts/checkpatch.pl), \
 	$(shell command -v sparse), $(shell command -v prove), \
 	$(shell command -v perf), $(shell command -v go), $(shell command -v rsvg-convert), \
-	$(shell command -v chromium))
+	$(shell command -v chromium), $(shell command -v debuginfod), $(shell command -v node))
 DEPS_OK := $(and $(QUICK_OK), $(if $(MISSING_KERNELS),,kernels), \
 	$(shell command -v dkms), $(shell command -v mmdebstrap))
 

@@ -21,6 +21,7 @@
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
 
+#include "lib/symbols/debuginfod.h"
 #include "lib/symbols/demangle.h"
 #include "lib/symbols/dso.h"
 #include "lib/symbols/perfmap.h"
@@ -55,6 +56,7 @@ struct dso {
 	int tab_demangle;	/* how TAB's names were made */
 	int jit;		/* a JIT map (perfmap.h), not an ELF file */
 	int from_blob;		/* a capture's snapshot: never read from disk */
+	struct debuginfod *dbgd;	/* NULL: no server asked */
 	off_t jit_size;		/* a JIT map's size when it was read */
 	/* Tables of earlier reads of a JIT map: names handed out live on. */
 	struct symtab **retired;
@@ -130,6 +132,11 @@ void dso__expect_build_id(struct dso *d, const unsigned char *bid, size_t len)
 		return;
 	d->want_bid_len = len;
 	memcpy(d->want_bid, bid, len);
+}
+
+void dso__set_debuginfod(struct dso *d, struct debuginfod *c)
+{
+	d->dbgd = c;
 }
 
 int dso__used(const struct dso *d)
@@ -588,6 +595,14 @@ static int dso_read(struct dso *d)
 			nc++;
 		else
 			elfsrc_close(s);
+	}
+	/* No .symtab on this disk: the debug file a server has for the build-id. */
+	if (!syms && !debuginfod__find(d->dbgd, d->bid, d->bid_len, path, sizeof(path)) &&
+	    !elfsrc_open(&cand[nc], d, path)) {
+		if (cand[nc].symtab)
+			syms = &cand[nc++];
+		else
+			elfsrc_close(&cand[nc]);
 	}
 found:
 	if (!syms && !run)

@@ -7,6 +7,9 @@
  * .symtab among the .gnu_debuglink targets, /usr/lib/debug/PATH.debug,
  * /usr/lib/debug/PATH, /usr/lib/debug/.build-id/xx/rest.debug and PATH
  * itself (a debug file counts only with PATH's build-id); without one,
+ * the debug file a debuginfod server has for PATH's build-id, when the
+ * DSO was given a client (debuginfod.h): perf record fetches that file
+ * into the build-id cache perf reads symbols from; without that either,
  * PATH's .dynsym.  From that file its .symtab, then its .dynsym, each
  * followed by perf's fixups; then "name@plt" for every .rela.plt entry.
  * Kept (dso__load_sym_internal()): FUNC, GNU_IFUNC and OBJECT symbols and
@@ -34,6 +37,10 @@ struct dso;
 struct dso *dso__new(const char *path);
 void dso__free(struct dso *d);
 const char *dso__path(const struct dso *d);
+struct debuginfod;
+
+/* Ask C (NULL: none) for the debug file when no local file has a .symtab. */
+void dso__set_debuginfod(struct dso *d, struct debuginfod *c);
 /* The build-id the process mapped (side band): a file without it is not read. */
 void dso__expect_build_id(struct dso *d, const unsigned char *bid, size_t len);
 /*

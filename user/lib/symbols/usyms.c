@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/symbols/debuginfod.h"
 #include "lib/symbols/dso.h"
 #include "lib/symbols/perfmap.h"
 #include "lib/symbols/usyms.h"
@@ -47,6 +48,7 @@ struct usyms {
 	struct dso_node *dsos[HASH_SIZE];
 	struct proc *procs[HASH_SIZE];
 	int demangle;
+	struct debuginfod *dbgd;	/* NULL: DEBUGINFOD_URLS unset */
 };
 
 static unsigned int hash_str(const char *s)
@@ -62,8 +64,10 @@ struct usyms *usyms__new(void)
 {
 	struct usyms *u = calloc(1, sizeof(struct usyms));
 
-	if (u)
+	if (u) {
 		u->demangle = 1;
+		u->dbgd = debuginfod__new();
+	}
 	return u;
 }
 
@@ -94,6 +98,7 @@ void usyms__free(struct usyms *u)
 			free(p);
 		}
 	}
+	debuginfod__free(u->dbgd);
 	free(u);
 }
 
@@ -115,6 +120,7 @@ static struct dso *dso_find(struct usyms *u, const char *path, int create)
 		free(n);
 		return NULL;
 	}
+	dso__set_debuginfod(n->dso, u->dbgd);
 	n->next = u->dsos[h];
 	u->dsos[h] = n;
 	return n->dso;
