@@ -54,34 +54,7 @@
 #define SILENT_TIMEOUT	2	/* DEBUGINFOD_TIMEOUT for the silent server, s */
 #define READY_WAIT	60	/* how long the server may take to index, s */
 
-static char tests_dir[PATH_MAX], kprofcat[PATH_MAX + 32];
-
-static int find_dirs(void)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n < 0)
-		return -1;
-	self[n] = '\0';
-	/* OUTPUT/host/.. is OUTPUT, with progs/ and tools/ */
-	snprintf(tests_dir, sizeof(tests_dir), "%s/..", dirname(self));
-	snprintf(kprofcat, sizeof(kprofcat), "%s/user/kprofcat", KPROF_TREE);
-	return 0;
-}
-
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int run(const char *fmt, ...)
-{
-	char cmd[4 * PATH_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
+static char tests_dir[PATH_MAX], user_dir[PATH_MAX], kprofcat[PATH_MAX + 32];
 
 static double now(void)
 {
@@ -146,26 +119,27 @@ static int read_build_id(const char *dir, char *bid, size_t len)
 
 FIXTURE_SETUP(dbgd)
 {
-	ASSERT_EQ(0, find_dirs());
+	ASSERT_EQ(0, cmd_dirs(tests_dir, sizeof(tests_dir), user_dir, sizeof(user_dir)));
+	snprintf(kprofcat, sizeof(kprofcat), "%s/kprofcat", user_dir);
 	ASSERT_EQ(0, access(kprofcat, X_OK)) TH_LOG("build user/kprofcat first");
 	snprintf(self->dir, sizeof(self->dir), "/tmp/kprofcat-dbgd-XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
 	self->server = 0;
 	/* Not a skip: without the server nothing here would be tested. */
-	ASSERT_EQ(0, run("command -v debuginfod debuginfod-find perf objcopy strip >/dev/null"))
+	ASSERT_EQ(0, cmd_run("command -v debuginfod debuginfod-find perf objcopy strip >/dev/null"))
 		TH_LOG("no debuginfod, elfutils, perf or binutils: scripts/deps --quick installs them");
 	/* The stripped program, and its debug file where only the server looks. */
-	ASSERT_EQ(0, run("mkdir %s/srv && cp %s/progs/hot3 %s/hot3.full && objcopy --only-keep-debug %s/hot3.full %s/srv/hot3.debug && strip --strip-all -o %s/hot3 %s/hot3.full && rm %s/hot3.full",
+	ASSERT_EQ(0, cmd_run("mkdir %s/srv && cp %s/progs/hot3 %s/hot3.full && objcopy --only-keep-debug %s/hot3.full %s/srv/hot3.debug && strip --strip-all -o %s/hot3 %s/hot3.full && rm %s/hot3.full",
 			 self->dir, tests_dir, self->dir, self->dir, self->dir, self->dir,
 			 self->dir, self->dir));
-	ASSERT_NE(0, run("nm %s/hot3 2>/dev/null | grep -q hot_a", self->dir));
+	ASSERT_NE(0, cmd_run("nm %s/hot3 2>/dev/null | grep -q hot_a", self->dir));
 	ASSERT_EQ(0, read_build_id(self->dir, self->bid, sizeof(self->bid)));
-	if (run("perf --buildid-dir %s/perfcache record -q -e cpu-clock -c 250000 -g --sample-cpu -o %s/perf.data -- %s/hot3 0.5 >/dev/null 2>%s/record.err",
+	if (cmd_run("perf --buildid-dir %s/perfcache record -q -e cpu-clock -c 250000 -g --sample-cpu -o %s/perf.data -- %s/hot3 0.5 >/dev/null 2>%s/record.err",
 		self->dir, self->dir, self->dir, self->dir)) {
-		run("cat %s/record.err >&2", self->dir);
+		cmd_run("cat %s/record.err >&2", self->dir);
 		SKIP(return, "perf record failed (kernel.perf_event_paranoid?)");
 	}
-	ASSERT_EQ(0, run("perf report -D -i %s/perf.data 2>/dev/null | %s/tools/perf2kpcap %s/c.kpcap >/dev/null",
+	ASSERT_EQ(0, cmd_run("perf report -D -i %s/perf.data 2>/dev/null | %s/tools/perf2kpcap %s/c.kpcap >/dev/null",
 			 self->dir, tests_dir, self->dir));
 	p_set_quiet(1);
 }
@@ -176,14 +150,14 @@ FIXTURE_TEARDOWN(dbgd)
 		kill(self->server, SIGTERM);
 		waitpid(self->server, NULL, 0);
 	}
-	if (run("rm -rf %s", self->dir))
+	if (cmd_run("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 
 /* Whether the server hands out the debug file (a fresh client cache each time). */
 static int served(const char *dir, int port, const char *bid)
 {
-	return !run("rm -rf %s/probe && DEBUGINFOD_TIMEOUT=5 DEBUGINFOD_CACHE_PATH=%s/probe DEBUGINFOD_URLS=http://127.0.0.1:%d debuginfod-find debuginfo %s >/dev/null 2>&1",
+	return !cmd_run("rm -rf %s/probe && DEBUGINFOD_TIMEOUT=5 DEBUGINFOD_CACHE_PATH=%s/probe DEBUGINFOD_URLS=http://127.0.0.1:%d debuginfod-find debuginfo %s >/dev/null 2>&1",
 		    dir, dir, port, bid);
 }
 
@@ -237,7 +211,7 @@ static int kprofcat_read(const char *dir, const char *env, const char *cap,
 	double t = now();
 	int ret;
 
-	ret = run("env -u DEBUGINFOD_URLS -u DEBUGINFOD_TIMEOUT DEBUGINFOD_CACHE_PATH=%s/%s.cache %s %s -i %s >%s/%s.txt 2>%s/%s.err",
+	ret = cmd_run("env -u DEBUGINFOD_URLS -u DEBUGINFOD_TIMEOUT DEBUGINFOD_CACHE_PATH=%s/%s.cache %s %s -i %s >%s/%s.txt 2>%s/%s.err",
 		  dir, name, env, kprofcat, cap, dir, name, dir, name);
 	if (secs)
 		*secs = now() - t;
@@ -275,7 +249,7 @@ static void expect_unnamed(struct __test_metadata *_metadata, const char *dir,
 	n = lines_with(dir, file, frame);
 	EXPECT_LT(100, n);
 	EXPECT_EQ(n, lines_with(dir, file, unknown) + lines_with(dir, file, plt)) {
-		run("grep -e '%s' %s/%s | grep -v -e '%s' -e '%s' | sort | uniq -c >&2",
+		cmd_run("grep -e '%s' %s/%s | grep -v -e '%s' -e '%s' | sort | uniq -c >&2",
 		    frame, dir, file, unknown, plt);
 	}
 }
@@ -295,14 +269,14 @@ TEST_F(dbgd, frames_named_as_perf_names_them)
 	snprintf(path, sizeof(path), "%s/k.cache/%s/debuginfo", self->dir, self->bid);
 	EXPECT_EQ(0, access(path, R_OK));
 	/* The debug file in place of the stripped program perf record cached. */
-	ASSERT_EQ(0, run("perf --buildid-dir %s/perfcache buildid-cache --remove %s/hot3 && perf --buildid-dir %s/perfcache buildid-cache --add %s/srv/hot3.debug",
+	ASSERT_EQ(0, cmd_run("perf --buildid-dir %s/perfcache buildid-cache --remove %s/hot3 && perf --buildid-dir %s/perfcache buildid-cache --add %s/srv/hot3.debug",
 			 self->dir, self->dir, self->dir, self->dir));
-	ASSERT_EQ(0, run("perf --buildid-dir %s/perfcache script -i %s/perf.data >%s/p.txt 2>/dev/null",
+	ASSERT_EQ(0, cmd_run("perf --buildid-dir %s/perfcache script -i %s/perf.data >%s/p.txt 2>/dev/null",
 			 self->dir, self->dir, self->dir));
 	snprintf(line, sizeof(line), " hot_a+0x[0-9a-f]* (%s/hot3)$", self->dir);
 	ASSERT_LT(0, lines_with(self->dir, "p.txt", line)) TH_LOG("perf named no hot_a");
 	EXPECT_LT(0, lines_with(self->dir, "k.txt", line));
-	ASSERT_EQ(0, run("%s/tools/framediff %s/k.txt %s/p.txt >%s/diff 2>%s/diff.err",
+	ASSERT_EQ(0, cmd_run("%s/tools/framediff %s/k.txt %s/p.txt >%s/diff 2>%s/diff.err",
 			 tests_dir, self->dir, self->dir, self->dir, self->dir));
 	snprintf(path, sizeof(path), "%s/diff", self->dir);
 	f = fopen(path, "r");
@@ -318,7 +292,7 @@ TEST_F(dbgd, frames_named_as_perf_names_them)
 	EXPECT_EQ(nb, na);
 	EXPECT_EQ(fb, fa);
 	EXPECT_EQ(0, diff) {
-		run("head -40 %s/diff.err >&2", self->dir);
+		cmd_run("head -40 %s/diff.err >&2", self->dir);
 	}
 }
 
@@ -349,7 +323,7 @@ static void expect_gave_up(struct __test_metadata *_metadata, const char *dir,
 	TH_LOG("%s: %.2f s", env, secs);
 	expect_unnamed(_metadata, dir, "k.txt");
 	EXPECT_EQ(1, lines_with(dir, "k.err", "warning: debuginfod")) {
-		run("cat %s/k.err >&2", dir);
+		cmd_run("cat %s/k.err >&2", dir);
 	}
 	EXPECT_LT(secs, bound);
 }
@@ -468,12 +442,12 @@ TEST_F(dbgd, capture_keeps_the_symbols)
 	kill(self->server, SIGTERM);
 	waitpid(self->server, NULL, 0);
 	self->server = 0;
-	ASSERT_EQ(0, run("rm -rf %s", cache));
+	ASSERT_EQ(0, cmd_run("rm -rf %s", cache));
 	ASSERT_EQ(0, kprofcat_read(self->dir, "", cap, "k", NULL));
 	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
 		snprintf(want, sizeof(want), " %s+0x4 (%s/hot3)$", fns[i], self->dir);
 		EXPECT_EQ(1, lines_with(self->dir, "k.txt", want)) {
-			run("cat %s/k.txt %s/k.err >&2", self->dir, self->dir);
+			cmd_run("cat %s/k.txt %s/k.err >&2", self->dir, self->dir);
 		}
 	}
 	EXPECT_EQ(0, lines_with(self->dir, "k.err", "debuginfod"));

@@ -29,36 +29,9 @@
 
 #include "kselftest_harness.h"
 
+#include "cmd_output.h"
+
 static char tests_dir[PATH_MAX], user_dir[PATH_MAX + 16];
-
-static int find_dirs(void)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n < 0)
-		return -1;
-	self[n] = '\0';
-	/* OUTPUT/host/.. is OUTPUT, with tools/ */
-	if (snprintf(tests_dir, sizeof(tests_dir), "%s/..",
-		     dirname(self)) >= (int)sizeof(tests_dir))
-		return -1;
-	snprintf(user_dir, sizeof(user_dir), "%s/user", KPROF_TREE);
-	return 0;
-}
-
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int run(const char *fmt, ...)
-{
-	char cmd[4 * PATH_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
 
 /*
  * Per sample of B (perf script), whether A (kprofcat) has one at the same
@@ -109,7 +82,7 @@ FIXTURE_SETUP(dwarf)
 {
 	snprintf(self->dir, sizeof(self->dir), "/tmp/kprofcat-dwarf-XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
-	ASSERT_EQ(0, find_dirs());
+	ASSERT_EQ(0, cmd_dirs(tests_dir, sizeof(tests_dir), user_dir, sizeof(user_dir)));
 }
 
 FIXTURE_TEARDOWN(dwarf)
@@ -127,33 +100,33 @@ TEST_F(dwarf, chains_are_perf_scripts)
 	unsigned long long n = 0, same = 0, entry = 0;
 	FILE *f;
 
-	if (run("command -v perf >/dev/null"))
+	if (cmd_run("command -v perf >/dev/null"))
 		SKIP(return, "no perf (scripts/deps installs linux-perf)");
 	if (access(variant->prog, X_OK))
 		SKIP(return, "no %s", variant->prog);
 	snprintf(cmd, sizeof(cmd), variant->cmd, self->dir);
 	/* The workload's setup (xz's input) outside the recording. */
 	if (strstr(cmd, " && ")) {
-		ASSERT_EQ(0, run("%.*s", (int)(strstr(cmd, " && ") - cmd), cmd));
+		ASSERT_EQ(0, cmd_run("%.*s", (int)(strstr(cmd, " && ") - cmd), cmd));
 		memmove(cmd, strstr(cmd, " && ") + 4, strlen(strstr(cmd, " && ") + 4) + 1);
 	}
-	if (run("perf record -q -e cpu-clock --call-graph dwarf,8192 --sample-cpu -o %s/perf.data -- %s >/dev/null 2>%s/record.err",
+	if (cmd_run("perf record -q -e cpu-clock --call-graph dwarf,8192 --sample-cpu -o %s/perf.data -- %s >/dev/null 2>%s/record.err",
 		self->dir, cmd, self->dir)) {
-		run("cat %s/record.err >&2", self->dir);
+		cmd_run("cat %s/record.err >&2", self->dir);
 		SKIP(return, "perf record failed (kernel.perf_event_paranoid?)");
 	}
-	ASSERT_EQ(0, run("perf report -D -i %s/perf.data 2>/dev/null | %s/tools/perf2kpcap %s/c.kpcap >/dev/null",
+	ASSERT_EQ(0, cmd_run("perf report -D -i %s/perf.data 2>/dev/null | %s/tools/perf2kpcap %s/c.kpcap >/dev/null",
 			 self->dir, tests_dir, self->dir));
-	ASSERT_EQ(0, run("%s/kprofcat -i %s/c.kpcap >%s/k.txt 2>%s/k.err", user_dir, self->dir,
+	ASSERT_EQ(0, cmd_run("%s/kprofcat -i %s/c.kpcap >%s/k.txt 2>%s/k.err", user_dir, self->dir,
 			 self->dir, self->dir));
-	ASSERT_EQ(0, run("perf script --no-inline -i %s/perf.data >%s/p.txt 2>/dev/null",
+	ASSERT_EQ(0, cmd_run("perf script --no-inline -i %s/perf.data >%s/p.txt 2>/dev/null",
 			 self->dir, self->dir));
 	snprintf(path, sizeof(path), "%s/compare.awk", self->dir);
 	f = fopen(path, "w");
 	ASSERT_NE(NULL, f);
 	fputs(compare_awk, f);
 	ASSERT_EQ(0, fclose(f));
-	ASSERT_EQ(0, run("awk -f %s/compare.awk %s/k.txt %s/p.txt >%s/cmp", self->dir, self->dir,
+	ASSERT_EQ(0, cmd_run("awk -f %s/compare.awk %s/k.txt %s/p.txt >%s/cmp", self->dir, self->dir,
 			 self->dir, self->dir));
 	snprintf(path, sizeof(path), "%s/cmp", self->dir);
 	f = fopen(path, "r");

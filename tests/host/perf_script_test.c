@@ -20,24 +20,9 @@
 
 #include "kselftest_harness.h"
 
+#include "cmd_output.h"
+
 static char tests_dir[PATH_MAX], user_dir[PATH_MAX + 16];
-
-static int find_dirs(void)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n < 0)
-		return -1;
-	self[n] = '\0';
-	/* OUTPUT/host/.. is OUTPUT, with progs/ and tools/ */
-	if (snprintf(tests_dir, sizeof(tests_dir), "%s/..",
-		     dirname(self)) >= (int)sizeof(tests_dir))
-		return -1;
-	/* kprofcat of the tree this test was built from (tests/Makefile) */
-	snprintf(user_dir, sizeof(user_dir), "%s/user", KPROF_TREE);
-	return 0;
-}
 
 FIXTURE(perf) {
 	char dir[64];
@@ -59,7 +44,7 @@ FIXTURE_SETUP(perf)
 {
 	snprintf(self->dir, sizeof(self->dir), "/tmp/kprofcat-perf-XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
-	ASSERT_EQ(0, find_dirs());
+	ASSERT_EQ(0, cmd_dirs(tests_dir, sizeof(tests_dir), user_dir, sizeof(user_dir)));
 }
 
 FIXTURE_TEARDOWN(perf)
@@ -71,40 +56,27 @@ FIXTURE_TEARDOWN(perf)
 		TH_LOG("could not remove %s", self->dir);
 }
 
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int run(const char *fmt, ...)
-{
-	char cmd[4 * PATH_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
-
 TEST_F(perf, frames_are_perf_scripts)
 {
 	unsigned long long na, nb, fa, fb, diff, reordered;
 	char prog[2 * PATH_MAX], line[256] = "";
 	FILE *f;
 
-	if (run("command -v perf >/dev/null"))
+	if (cmd_run("command -v perf >/dev/null"))
 		SKIP(return, "no perf (scripts/deps installs linux-perf)");
 	snprintf(prog, sizeof(prog), variant->cmd, tests_dir);
-	if (run("perf record -q -e cpu-clock -c 100000 -g --sample-cpu -o %s/perf.data -- %s >/dev/null 2>%s/record.err",
+	if (cmd_run("perf record -q -e cpu-clock -c 100000 -g --sample-cpu -o %s/perf.data -- %s >/dev/null 2>%s/record.err",
 		self->dir, prog, self->dir)) {
-		run("cat %s/record.err >&2", self->dir);
+		cmd_run("cat %s/record.err >&2", self->dir);
 		SKIP(return, "perf record failed (kernel.perf_event_paranoid?)");
 	}
-	ASSERT_EQ(0, run("perf report -D -i %s/perf.data 2>/dev/null | %s/tools/perf2kpcap %s/c.kpcap >/dev/null",
+	ASSERT_EQ(0, cmd_run("perf report -D -i %s/perf.data 2>/dev/null | %s/tools/perf2kpcap %s/c.kpcap >/dev/null",
 			 self->dir, tests_dir, self->dir));
-	ASSERT_EQ(0, run("%s/kprofcat -i %s/c.kpcap >%s/k.txt 2>%s/k.err", user_dir, self->dir,
+	ASSERT_EQ(0, cmd_run("%s/kprofcat -i %s/c.kpcap >%s/k.txt 2>%s/k.err", user_dir, self->dir,
 			 self->dir, self->dir));
-	ASSERT_EQ(0, run("perf script -i %s/perf.data >%s/p.txt 2>/dev/null", self->dir,
+	ASSERT_EQ(0, cmd_run("perf script -i %s/perf.data >%s/p.txt 2>/dev/null", self->dir,
 			 self->dir));
-	ASSERT_EQ(0, run("%s/tools/framediff %s/k.txt %s/p.txt >%s/diff 2>%s/diff.err",
+	ASSERT_EQ(0, cmd_run("%s/tools/framediff %s/k.txt %s/p.txt >%s/diff 2>%s/diff.err",
 			 tests_dir, self->dir, self->dir, self->dir, self->dir));
 	snprintf(prog, sizeof(prog), "%s/diff", self->dir);
 	f = fopen(prog, "r");
@@ -119,7 +91,7 @@ TEST_F(perf, frames_are_perf_scripts)
 	EXPECT_EQ(nb, na);
 	EXPECT_EQ(fb, fa);
 	EXPECT_EQ(0, diff) {
-		run("cat %s/diff.err >&2", self->dir);
+		cmd_run("cat %s/diff.err >&2", self->dir);
 	}
 }
 
