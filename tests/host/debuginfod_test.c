@@ -130,17 +130,17 @@ FIXTURE_SETUP(dbgd)
 		TH_LOG("no debuginfod, elfutils, perf or binutils: scripts/deps --quick installs them");
 	/* The stripped program, and its debug file where only the server looks. */
 	ASSERT_EQ(0, cmd_run("mkdir %s/srv && cp %s/progs/hot3 %s/hot3.full && objcopy --only-keep-debug %s/hot3.full %s/srv/hot3.debug && strip --strip-all -o %s/hot3 %s/hot3.full && rm %s/hot3.full",
-			 self->dir, tests_dir, self->dir, self->dir, self->dir, self->dir,
-			 self->dir, self->dir));
+			     self->dir, tests_dir, self->dir, self->dir, self->dir, self->dir,
+			     self->dir, self->dir));
 	ASSERT_NE(0, cmd_run("nm %s/hot3 2>/dev/null | grep -q hot_a", self->dir));
 	ASSERT_EQ(0, read_build_id(self->dir, self->bid, sizeof(self->bid)));
 	if (cmd_run("perf --buildid-dir %s/perfcache record -q -e cpu-clock -c 250000 -g --sample-cpu -o %s/perf.data -- %s/hot3 0.5 >/dev/null 2>%s/record.err",
-		self->dir, self->dir, self->dir, self->dir)) {
+		    self->dir, self->dir, self->dir, self->dir)) {
 		cmd_run("cat %s/record.err >&2", self->dir);
 		SKIP(return, "perf record failed (kernel.perf_event_paranoid?)");
 	}
 	ASSERT_EQ(0, cmd_run("perf report -D -i %s/perf.data 2>/dev/null | %s/tools/perf2kpcap %s/c.kpcap >/dev/null",
-			 self->dir, tests_dir, self->dir));
+			     self->dir, tests_dir, self->dir));
 	p_set_quiet(1);
 }
 
@@ -212,7 +212,7 @@ static int kprofcat_read(const char *dir, const char *env, const char *cap,
 	int ret;
 
 	ret = cmd_run("env -u DEBUGINFOD_URLS -u DEBUGINFOD_TIMEOUT DEBUGINFOD_CACHE_PATH=%s/%s.cache %s %s -i %s >%s/%s.txt 2>%s/%s.err",
-		  dir, name, env, kprofcat, cap, dir, name, dir, name);
+		      dir, name, env, kprofcat, cap, dir, name, dir, name);
 	if (secs)
 		*secs = now() - t;
 	return ret;
@@ -250,7 +250,7 @@ static void expect_unnamed(struct __test_metadata *_metadata, const char *dir,
 	EXPECT_LT(100, n);
 	EXPECT_EQ(n, lines_with(dir, file, unknown) + lines_with(dir, file, plt)) {
 		cmd_run("grep -e '%s' %s/%s | grep -v -e '%s' -e '%s' | sort | uniq -c >&2",
-		    frame, dir, file, unknown, plt);
+			frame, dir, file, unknown, plt);
 	}
 }
 
@@ -270,14 +270,14 @@ TEST_F(dbgd, frames_named_as_perf_names_them)
 	EXPECT_EQ(0, access(path, R_OK));
 	/* The debug file in place of the stripped program perf record cached. */
 	ASSERT_EQ(0, cmd_run("perf --buildid-dir %s/perfcache buildid-cache --remove %s/hot3 && perf --buildid-dir %s/perfcache buildid-cache --add %s/srv/hot3.debug",
-			 self->dir, self->dir, self->dir, self->dir));
+			     self->dir, self->dir, self->dir, self->dir));
 	ASSERT_EQ(0, cmd_run("perf --buildid-dir %s/perfcache script -i %s/perf.data >%s/p.txt 2>/dev/null",
-			 self->dir, self->dir, self->dir));
+			     self->dir, self->dir, self->dir));
 	snprintf(line, sizeof(line), " hot_a+0x[0-9a-f]* (%s/hot3)$", self->dir);
 	ASSERT_LT(0, lines_with(self->dir, "p.txt", line)) TH_LOG("perf named no hot_a");
 	EXPECT_LT(0, lines_with(self->dir, "k.txt", line));
 	ASSERT_EQ(0, cmd_run("%s/tools/framediff %s/k.txt %s/p.txt >%s/diff 2>%s/diff.err",
-			 tests_dir, self->dir, self->dir, self->dir, self->dir));
+			     tests_dir, self->dir, self->dir, self->dir, self->dir));
 	snprintf(path, sizeof(path), "%s/diff", self->dir);
 	f = fopen(path, "r");
 	ASSERT_NE(NULL, f);

@@ -111,23 +111,23 @@ TEST_F(dwarf, chains_are_perf_scripts)
 		memmove(cmd, strstr(cmd, " && ") + 4, strlen(strstr(cmd, " && ") + 4) + 1);
 	}
 	if (cmd_run("perf record -q -e cpu-clock --call-graph dwarf,8192 --sample-cpu -o %s/perf.data -- %s >/dev/null 2>%s/record.err",
-		self->dir, cmd, self->dir)) {
+		    self->dir, cmd, self->dir)) {
 		cmd_run("cat %s/record.err >&2", self->dir);
 		SKIP(return, "perf record failed (kernel.perf_event_paranoid?)");
 	}
 	ASSERT_EQ(0, cmd_run("perf report -D -i %s/perf.data 2>/dev/null | %s/tools/perf2kpcap %s/c.kpcap >/dev/null",
-			 self->dir, tests_dir, self->dir));
+			     self->dir, tests_dir, self->dir));
 	ASSERT_EQ(0, cmd_run("%s/kprofcat -i %s/c.kpcap >%s/k.txt 2>%s/k.err", user_dir, self->dir,
-			 self->dir, self->dir));
+			     self->dir, self->dir));
 	ASSERT_EQ(0, cmd_run("perf script --no-inline -i %s/perf.data >%s/p.txt 2>/dev/null",
-			 self->dir, self->dir));
+			     self->dir, self->dir));
 	snprintf(path, sizeof(path), "%s/compare.awk", self->dir);
 	f = fopen(path, "w");
 	ASSERT_NE(NULL, f);
 	fputs(compare_awk, f);
 	ASSERT_EQ(0, fclose(f));
-	ASSERT_EQ(0, cmd_run("awk -f %s/compare.awk %s/k.txt %s/p.txt >%s/cmp", self->dir, self->dir,
-			 self->dir, self->dir));
+	ASSERT_EQ(0, cmd_run("awk -f %s/compare.awk %s/k.txt %s/p.txt >%s/cmp",
+			     self->dir, self->dir, self->dir, self->dir));
 	snprintf(path, sizeof(path), "%s/cmp", self->dir);
 	f = fopen(path, "r");
 	ASSERT_NE(NULL, f);

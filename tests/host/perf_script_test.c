@@ -66,18 +66,18 @@ TEST_F(perf, frames_are_perf_scripts)
 		SKIP(return, "no perf (scripts/deps installs linux-perf)");
 	snprintf(prog, sizeof(prog), variant->cmd, tests_dir);
 	if (cmd_run("perf record -q -e cpu-clock -c 100000 -g --sample-cpu -o %s/perf.data -- %s >/dev/null 2>%s/record.err",
-		self->dir, prog, self->dir)) {
+		    self->dir, prog, self->dir)) {
 		cmd_run("cat %s/record.err >&2", self->dir);
 		SKIP(return, "perf record failed (kernel.perf_event_paranoid?)");
 	}
 	ASSERT_EQ(0, cmd_run("perf report -D -i %s/perf.data 2>/dev/null | %s/tools/perf2kpcap %s/c.kpcap >/dev/null",
-			 self->dir, tests_dir, self->dir));
+			     self->dir, tests_dir, self->dir));
 	ASSERT_EQ(0, cmd_run("%s/kprofcat -i %s/c.kpcap >%s/k.txt 2>%s/k.err", user_dir, self->dir,
-			 self->dir, self->dir));
+			     self->dir, self->dir));
 	ASSERT_EQ(0, cmd_run("perf script -i %s/perf.data >%s/p.txt 2>/dev/null", self->dir,
-			 self->dir));
+			     self->dir));
 	ASSERT_EQ(0, cmd_run("%s/tools/framediff %s/k.txt %s/p.txt >%s/diff 2>%s/diff.err",
-			 tests_dir, self->dir, self->dir, self->dir, self->dir));
+			     tests_dir, self->dir, self->dir, self->dir, self->dir));
 	snprintf(prog, sizeof(prog), "%s/diff", self->dir);
 	f = fopen(prog, "r");
 	ASSERT_NE(NULL, f);
