@@ -360,11 +360,6 @@ TEST_F(dbgd, silent_server_bounded_wait)
 	close(fd);
 }
 
-static int write_dso(void *w, const void *blob, size_t len)
-{
-	return capture__write(w, KPCAP_DSO, 0, blob, len);
-}
-
 /* The file offset of hot3's function NAME, from the debug file. */
 static uint64_t offset_of(const char *dir, const char *name)
 {
@@ -415,7 +410,7 @@ static int record(const char *dir, const char *cap, const char *const *fns, int 
 	if (!ret)
 		ret = session__flush(s, 1);
 	if (!ret)
-		ret = usyms__save_dsos(session__usyms(s), write_dso, w);
+		ret = session__save_dsos(s, w);
 	session__free(s);
 	return capture__close(w) || ret;
 }

@@ -177,11 +177,6 @@ static int session_apply(void *s, const struct pev *e)
 	return session__pev(s, e);
 }
 
-static int write_dso(void *w, const void *blob, size_t len)
-{
-	return capture__write(w, KPCAP_DSO, 0, blob, len);
-}
-
 /* Run kprofcat with ARGS; its stdout in a malloc'd string. */
 static char *run_kprofcat(const char *args)
 {
@@ -222,7 +217,7 @@ TEST(kprofcat_prints_demangled_names_and_raw_ones_with_no_demangle)
 	n = synth_sample(buf, 1, 1000000000, 0, PID, "cxxhot", KPROF_MISC_USER, ips, 0, 2);
 	ASSERT_EQ(0, session__record(s, 0, buf, n));
 	ASSERT_EQ(0, session__flush(s, 1));
-	ASSERT_EQ(0, usyms__save_dsos(session__usyms(s), write_dso, w));
+	ASSERT_EQ(0, session__save_dsos(s, w));
 	session__free(s);
 	ASSERT_EQ(0, capture__close(w));
 

@@ -53,11 +53,6 @@ static const char *const want_fmt[] = {
 	" 7f1000000300 [unknown] (%s)\n",
 };
 
-static int write_dso(void *w, const void *blob, size_t len)
-{
-	return capture__write(w, KPCAP_DSO, 0, blob, len);
-}
-
 static int write_map(const char *path, const char *mode, const char *text)
 {
 	FILE *f = fopen(path, mode);
@@ -128,7 +123,7 @@ static int record(const char *cap, uint32_t pid)
 	if (!ret)
 		ret = session__flush(s, 1);
 	if (!ret)
-		ret = usyms__save_dsos(session__usyms(s), write_dso, w);
+		ret = session__save_dsos(s, w);
 	session__free(s);
 	return capture__close(w) || ret;
 }

@@ -295,11 +295,6 @@ TEST(process_filters_keep_the_pid_or_its_tree)
 	free(text);
 }
 
-static int write_dso(void *w, const void *blob, size_t len)
-{
-	return capture__write(w, KPCAP_DSO, 0, blob, len);
-}
-
 TEST(capture_replays_to_the_same_text)
 {
 	char path[] = "/tmp/kprofcat-capture-XXXXXX";
@@ -318,7 +313,7 @@ TEST(capture_replays_to_the_same_text)
 	ASSERT_NE(NULL, w);
 	ASSERT_EQ(0, start(&live, SCRIPT, w));
 	ASSERT_EQ(0, feed(&live));
-	ASSERT_EQ(0, usyms__save_dsos(session__usyms(live.s), write_dso, w));
+	ASSERT_EQ(0, session__save_dsos(live.s, w));
 	ASSERT_EQ(0, finish(&live));
 	ASSERT_EQ(0, capture__close(w));
 

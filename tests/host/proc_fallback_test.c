@@ -32,11 +32,6 @@
 
 static char kprofcat[PATH_MAX];
 
-static int write_dso(void *w, const void *blob, size_t len)
-{
-	return capture__write(w, KPCAP_DSO, 0, blob, len);
-}
-
 /* Start of PID's executable mapping of PATH, 0 if it has none (yet). */
 static uint64_t text_start(pid_t pid, const char *path)
 {
@@ -139,7 +134,7 @@ TEST_F(exec, new_image_samples_read_late_still_resolve)
 	n = synth_sample(buf, 1, 2000000, 1, self->child, "sleep", KPROF_MISC_USER, &ip, 0, 1);
 	ASSERT_EQ(0, session__record(s, 1, buf, n));
 	ASSERT_EQ(0, session__flush(s, 1));
-	ASSERT_EQ(0, usyms__save_dsos(session__usyms(s), write_dso, w));
+	ASSERT_EQ(0, session__save_dsos(s, w));
 	session__free(s);
 	ASSERT_EQ(0, capture__close(w));
 

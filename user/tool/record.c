@@ -191,11 +191,6 @@ static int on_record(void *s, unsigned int cpu, const void *rec, size_t len)
 	return session__record(s, cpu, rec, len);
 }
 
-static int write_dso(void *ctx, const void *blob, size_t len)
-{
-	return capture__write(ctx, KPCAP_DSO, 0, blob, len);
-}
-
 static void status_line(struct kdev *d, double t0, double *last, unsigned long long *last_samples)
 {
 	unsigned long long samples, lost, throttled;
@@ -571,7 +566,7 @@ static int live_finish(struct live *l, int status)
 		p_warn("the side band lost %llu process events: some frames may be [unknown]",
 		       (unsigned long long)l->sum.sideband_lost);
 	if (l->cap) {
-		if (usyms__save_dsos(session__usyms(l->s), write_dso, l->cap))
+		if (session__save_dsos(l->s, l->cap))
 			status = 1;
 		if (capture__close(l->cap))
 			status = 1;

@@ -366,3 +366,13 @@ struct usyms *session__usyms(struct session *s)
 {
 	return s->usyms;
 }
+
+static int write_dso(void *w, const void *blob, size_t len)
+{
+	return capture__write(w, KPCAP_DSO, 0, blob, len);
+}
+
+int session__save_dsos(struct session *s, struct capture_writer *w)
+{
+	return usyms__save_dsos(s->usyms, write_dso, w);
+}

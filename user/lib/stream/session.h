@@ -73,5 +73,7 @@ uint64_t session__misordered(const struct session *s);
 uint64_t session__filtered(const struct session *s);
 uint64_t session__samples_out(const struct session *s);
 struct usyms *session__usyms(struct session *s);
+/* Into W, a DSO section for the symbols of every DSO a sample hit. */
+int session__save_dsos(struct session *s, struct capture_writer *w);
 
 #endif
