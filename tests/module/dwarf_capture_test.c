@@ -12,6 +12,9 @@
  *   copy that holds the pattern where stackpat says it lies (pattern -
  *   SP) in each of its bytes; the idle task's samples
  *   (a kernel thread) have abi NONE and no stack.
+ * - records_testpmu: the same on the PMU stand-in (tests/testpmu/), every
+ *   sample taken in NMI context, where a kernel-mode sample's BX and
+ *   R12-R15 read as ~0, perf's rule.
  * - small_ring: 65528 bytes asked of a 16 KiB ring: each copy is clamped
  *   to the room left, no record is larger than the ring, and samples
  *   still arrive, every overflow accounted for.
@@ -21,6 +24,7 @@
  *   walk of code without frame pointers does not give.
  */
 #include "kprof_test.h"
+#include "testpmu.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -42,6 +46,7 @@ struct tally {
 	__u64 target, target_no_regs, target_user, ip_bad, target_copied;
 	__u64 leaf, pattern_ok, pattern_bad, pattern_short;
 	__u64 idle, idle_regs;
+	__u64 nmi, nmi_partial_bad;	/* NMI kernel-mode regs not perf's */
 };
 
 static int on_sample(struct kp_buffers *b, struct kp_cpu *c,
@@ -53,6 +58,8 @@ static int on_sample(struct kp_buffers *b, struct kp_cpu *c,
 
 	(void)c;
 	t->samples++;
+	if (s->header.misc & KPROF_MISC_NMI)
+		t->nmi++;
 	if (s->header.size > t->max_record)
 		t->max_record = s->header.size;
 	if (!(s->header.misc & KPROF_MISC_STACK_USER) || kp_sample_tail(s, &u)) {
@@ -80,9 +87,17 @@ static int on_sample(struct kp_buffers *b, struct kp_cpu *c,
 	if ((pid_t)s->tid != t->pid)
 		return 0;
 	t->target++;
-	/* In kernel mode, an exiting task has no mm left: no regs then. */
-	if (!(s->header.misc & KPROF_MISC_USER))
+	/*
+	 * In kernel mode, an exiting task has no mm left: no regs then; in
+	 * NMI, perf's rule: BX and R12-R15 are ~0 (BX is regs[1], R12 the
+	 * 17th register).
+	 */
+	if (!(s->header.misc & KPROF_MISC_USER)) {
+		if (u.regs && (s->header.misc & KPROF_MISC_NMI) &&
+		    (u.regs[1] != ~0ULL || u.regs[16] != ~0ULL))
+			t->nmi_partial_bad++;
 		return 0;
+	}
 	t->target_user++;
 	if (u.abi != KPROF_SAMPLE_REGS_ABI_64) {
 		t->target_no_regs++;
@@ -178,11 +193,18 @@ FIXTURE(dwarf) {
 FIXTURE_VARIANT(dwarf) {
 	__u32 user_stack_size;
 	__u32 buffer_pages;
+	int testpmu;		/* on the PMU stand-in (NMI), not cpu-clock */
 };
 
 FIXTURE_VARIANT_ADD(dwarf, records) {
 	.user_stack_size = 8192,
 	.buffer_pages = 64,
+};
+
+FIXTURE_VARIANT_ADD(dwarf, records_testpmu) {
+	.user_stack_size = 8192,
+	.buffer_pages = 64,
+	.testpmu = 1,
 };
 
 FIXTURE_VARIANT_ADD(dwarf, small_ring) {
@@ -200,7 +222,19 @@ FIXTURE_SETUP(dwarf)
 		SKIP(return, "needs CPUs 0 and 1 online");
 	if (kp_prog_path(self->prog, sizeof(self->prog), "stackpat"))
 		SKIP(return, "stackpat not built next to tests/module");
-	kp_cfg_init(&cfg, FREQ);
+	if (!variant->testpmu) {
+		kp_cfg_init(&cfg, FREQ);
+	} else {
+		struct kprof_throttle_config saved;
+
+		if (tp_cfg_init(&cfg, FREQ))
+			SKIP(return, "no %s (load it: tests/vm/run --testpmu)", TP_SYSFS);
+		cfg.flags |= KPROF_CFG_FREQ;
+		cfg.sample = FREQ;
+		/* As sample_test: the 8 KiB copies must not lower the rate. */
+		ASSERT_EQ(0, tp_kprof_relax(&saved, 0)) TH_LOG("%s", strerror(errno));
+		ASSERT_EQ(0, tp_controller_off());
+	}
 	kp_cfg_add_cpu(&cfg, 0);
 	kp_cfg_add_cpu(&cfg, 1);
 	cfg.flags |= KPROF_CFG_CALLCHAIN_KERNEL | KPROF_CFG_CALLCHAIN_DWARF;
@@ -235,6 +269,8 @@ FIXTURE_TEARDOWN(dwarf)
 		kp_unmap(&self->b);
 		close(self->fd);
 	}
+	if (variant->testpmu)
+		tp_reset_sysctls();
 }
 
 TEST_F_TIMEOUT(dwarf, capture, 90)
@@ -279,6 +315,9 @@ TEST_F_TIMEOUT(dwarf, capture, 90)
 	EXPECT_EQ(0ULL, t->dyn_above);
 	EXPECT_EQ(0ULL, t->not_zeroed);
 	EXPECT_GE(t->data_size, t->max_record);
+	/* The stand-in overflows in NMI, the clock never. */
+	EXPECT_EQ(variant->testpmu ? t->samples : 0, t->nmi);
+	EXPECT_EQ(0ULL, t->nmi_partial_bad);
 	/* The idle task: no user registers, no stack. */
 	EXPECT_LT(0ULL, t->idle);
 	EXPECT_EQ(0ULL, t->idle_regs);
