@@ -36,9 +36,20 @@
 #include "kprof_compat.h"
 #include "kprof_throttle.h"
 
-/* Largest SAMPLE record: both chains at full depth. */
+/*
+ * The user registers' part of a KPROF_MISC_STACK_USER tail: abi, regs[],
+ * size.  Its stack bytes and dyn_size go straight into the ring
+ * (kprof_ustack.c), never through scratch.
+ */
+#define KPROF_USTACK_REGS_SIZE	((2 + KPROF_REGS_USER_NR) * sizeof(__u64))
+
+/*
+ * Largest SAMPLE record built in scratch: both chains at full depth and
+ * the user registers.
+ */
 #define KPROF_SAMPLE_MAX_SIZE	(sizeof(struct kprof_sample) + \
-				 2 * KPROF_MAX_STACK * sizeof(__u64))
+				 2 * KPROF_MAX_STACK * sizeof(__u64) + \
+				 KPROF_USTACK_REGS_SIZE)
 
 /* Per-CPU counters, in the order of struct kprof_counters. */
 enum kprof_counter {
@@ -212,6 +223,10 @@ bool kprof_buffer_reserve_rec(struct kprof_cpu *c, u32 size, u64 time,
 void *kprof_buffer_at(struct kprof_buf *b, unsigned long pos, u32 size);
 void kprof_buffer_copy_at(struct kprof_buf *b, unsigned long pos,
 			  const void *src, unsigned long len);
+unsigned long kprof_buffer_copy_user_at(struct kprof_buf *b, unsigned long pos,
+					const void __user *src,
+					unsigned long len);
+unsigned long kprof_buffer_room(struct kprof_buf *b);
 void kprof_buffer_patch_u32(struct kprof_buf *b, unsigned long pos, u32 val);
 void kprof_buffer_wakeup(struct kprof_buf *b);
 void kprof_buffer_end(struct kprof_buf *b);
@@ -233,6 +248,18 @@ void kprof_events_exit(void);
 int kprof_events_start(bool fresh, const struct cred *cred,
 		       struct pid_namespace *pid_ns);
 void kprof_events_stop(void);
+
+/* kprof_ustack.c: the user registers and stack of DWARF call chains */
+struct kprof_ustack {
+	unsigned long	sp;	/* user stack pointer */
+	u32		size;	/* bytes of data[]; 0: none, no dyn_size */
+};
+
+unsigned int kprof_ustack_regs(struct pt_regs *regs, u64 *out,
+			       struct kprof_ustack *u);
+u32 kprof_ustack_size(struct kprof_ustack *u, u32 other, unsigned long room);
+void kprof_ustack_put(struct kprof_buf *b, unsigned long pos,
+		      const struct kprof_ustack *u);
 
 /* kprof_sample.c */
 void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,

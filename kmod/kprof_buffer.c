@@ -489,6 +489,63 @@ void kprof_buffer_copy_at(struct kprof_buf *b, unsigned long pos,
 		memcpy(b->data, src + first, len - first);
 }
 
+/**
+ * kprof_buffer_copy_user_at() - copy user memory into reserved bytes
+ * @b: the buffer, inside the write section that reserved them
+ * @pos: their byte counter (kprof_buffer_reserve_rec())
+ * @src: user address to copy from
+ * @len: how many bytes, in two pieces when they wrap
+ *
+ * With copy_from_user_nmi(), which never faults a page in nor sleeps, as
+ * perf's arch_perf_out_copy_user.  The bytes read are the first ones:
+ * once a piece stops short the second is not tried.  The bytes not read
+ * are zeroed, so nothing left in the ring by an earlier record reaches
+ * the reader as if it were stack.
+ *
+ * Context: the producer (hardirq or NMI).
+ * Return: how many bytes were read.
+ */
+unsigned long kprof_buffer_copy_user_at(struct kprof_buf *b, unsigned long pos,
+					const void __user *src,
+					unsigned long len)
+{
+	unsigned long off = pos & (b->size - 1);
+	unsigned long first = min(len, b->size - off);
+	unsigned long done;
+
+	done = first - copy_from_user_nmi(b->data + off, src, first);
+	if (done == first && first < len)
+		done += len - first - copy_from_user_nmi(b->data, src + first,
+							  len - first);
+	if (done < len) {
+		off = (pos + done) & (b->size - 1);
+		first = min(len - done, b->size - off);
+		memset(b->data + off, 0, first);
+		if (done + first < len)
+			memset(b->data, 0, len - done - first);
+	}
+	return done;
+}
+
+/**
+ * kprof_buffer_room() - bytes a record reserved now could take at most
+ * @b: this CPU's buffer, inside a write section
+ *
+ * Less the slack every reservation keeps and a LOST record that may have
+ * to go first (kprof_buffer_reserve_rec()).  A writer nesting before the
+ * reservation may take some of it: then the reservation fails, as any.
+ *
+ * Return: the room, 0 when there is none.
+ */
+unsigned long kprof_buffer_room(struct kprof_buf *b)
+{
+	unsigned long head = local_read(&b->head);
+	unsigned long used = head - kprof_buffer_tail(b, READ_ONCE(b->published));
+	unsigned long keep = used + 2 * sizeof(struct kprof_lost);
+
+	return keep < b->size ? b->size - keep : 0;
+}
+
 /*
  * Write a LOST record for the claimed counts at @pos, stamped @time (that
  * of the record it precedes); account it.  Returns the position after it.

@@ -12,6 +12,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/align.h>
 #include <linux/bitops.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -168,7 +169,8 @@ int kprof_config_validate(const struct kprof_config *cfg)
 
 	if (cfg->flags & ~KPROF_CFG_ALL)
 		return -EINVAL;
-	if (memchr_inv(cfg->__reserved, 0, sizeof(cfg->__reserved)))
+	if (cfg->__reserved0 ||
+	    memchr_inv(cfg->__reserved, 0, sizeof(cfg->__reserved)))
 		return -EINVAL;
 	if ((cfg->flags & KPROF_CFG_EXCLUDE_USER) &&
 	    (cfg->flags & KPROF_CFG_EXCLUDE_KERNEL))
@@ -195,6 +197,14 @@ int kprof_config_validate(const struct kprof_config *cfg)
 	if (((cfg->flags & KPROF_CFG_CALLCHAIN_KERNEL) && !cfg->kernel_stack) ||
 	    ((cfg->flags & KPROF_CFG_CALLCHAIN_USER) && !cfg->user_stack))
 		return -EINVAL;
+	/* perf_copy_attr()'s rules for sample_stack_user. */
+	if (cfg->flags & KPROF_CFG_CALLCHAIN_DWARF) {
+		if (!cfg->user_stack_size || !IS_ALIGNED(cfg->user_stack_size, 8) ||
+		    cfg->user_stack_size > KPROF_MAX_USER_STACK_SIZE)
+			return -EINVAL;
+	} else if (cfg->user_stack_size) {
+		return -EINVAL;
+	}
 
 	if (!cfg->buffer_pages || !is_power_of_2(cfg->buffer_pages) ||
 	    cfg->buffer_pages > KPROF_MAX_BUFFER_PAGES)

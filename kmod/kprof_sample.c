@@ -221,11 +221,13 @@ static void kprof_sample_head(struct kprof_sample *s, struct pt_regs *regs,
 
 /*
  * The SAMPLE of this overflow, written where kprof_buffer_reserve_rec()
- * reserved it: the chains are unwound into @scratch first (their length
- * is the record's), the rest goes straight into the ring, and the chains
- * follow in one copy.  Only a record that wraps the end of the ring is
- * built whole in @scratch and copied in two pieces.  Returns whether it
- * found room; *@pos is its byte counter then.
+ * reserved it: the chains (and, for DWARF, the user registers) are put
+ * in @scratch first (their length is the record's), the rest goes
+ * straight into the ring, and the chains follow in one copy, then the
+ * user stack, copied from user memory into the ring.  Only a record
+ * whose part before the stack wraps the end of the ring is built whole
+ * in @scratch and copied in two pieces.  Returns whether it found room;
+ * *@pos is its byte counter then.
  */
 static bool kprof_sample_put(struct kprof_cpu *c, struct kprof_sample *scratch,
 			     struct pt_regs *regs,
@@ -233,10 +235,11 @@ static bool kprof_sample_put(struct kprof_cpu *c, struct kprof_sample *scratch,
 			     u64 seq, u64 t0, u64 period, u64 tick,
 			     unsigned long *pos)
 {
-	unsigned int nr_kernel, nr_user;
+	struct kprof_ustack us = { .size = 0 };
+	unsigned int nr_kernel, nr_user, nr;
 	struct kprof_sample *s;
+	u32 size, built;
 	u16 misc = 0;
-	u32 size;
 
 	if (user_mode(regs))
 		misc |= KPROF_MISC_USER;
@@ -244,17 +247,32 @@ static bool kprof_sample_put(struct kprof_cpu *c, struct kprof_sample *scratch,
 		misc |= KPROF_MISC_NMI;
 	kprof_sample_chains(scratch->ips, regs, pchain, &nr_kernel, &nr_user,
 			    &misc);
-	size = struct_size(scratch, ips, nr_kernel + nr_user);
+	nr = nr_kernel + nr_user;
+	/*
+	 * DWARF: abi, regs[] and size join the chains in scratch; the stack
+	 * bytes and dyn_size go straight into the ring after them.
+	 */
+	if (kprof.config.flags & KPROF_CFG_CALLCHAIN_DWARF) {
+		misc |= KPROF_MISC_STACK_USER;
+		nr += kprof_ustack_regs(regs, scratch->ips + nr, &us);
+	}
+	built = struct_size(scratch, ips, nr);
+	size = built;
+	if (misc & KPROF_MISC_STACK_USER) {
+		size += kprof_ustack_size(&us, built,
+					  kprof_buffer_room(c->buf));
+		scratch->ips[nr - 1] = us.size;
+	}
 	if (!kprof_buffer_reserve_rec(c, size, t0, pos))
 		return false;
-	s = kprof_buffer_at(c->buf, *pos, size);
+	s = kprof_buffer_at(c->buf, *pos, built);
 	kprof_sample_head(s ?: scratch, regs, misc, size, nr_kernel, nr_user,
 			  seq, t0, period, tick);
 	if (!s)
-		kprof_buffer_copy_at(c->buf, *pos, scratch, size);
-	else if (nr_kernel + nr_user)
-		memcpy(s->ips, scratch->ips,
-		       (nr_kernel + nr_user) * sizeof(s->ips[0]));
+		kprof_buffer_copy_at(c->buf, *pos, scratch, built);
+	else if (nr)
+		memcpy(s->ips, scratch->ips, nr * sizeof(s->ips[0]));
+	kprof_ustack_put(c->buf, *pos + built, &us);
 	return true;
 }
 
@@ -264,7 +282,9 @@ static bool kprof_sample_put(struct kprof_cpu *c, struct kprof_sample *scratch,
  *
  * Per overflow: two local_clock() reads (entry, end), one local cmpxchg
  * to reserve ring space, the record written in place (its chains copied
- * once, from where they were unwound), local (never LOCKed) increments of
+ * once, from where they were unwound; a DWARF sample's user stack copied
+ * once, from user memory into the ring, between the two clock reads, so
+ * its cost is what the throttle sees, as in perf), local (never LOCKed) increments of
  * this CPU's counters, no division; the counters reach the control page
  * lazily (see kprof_counters_publish()).  The end time is taken after the commit,
  * the throttle's records and the wakeup, just before data_head is

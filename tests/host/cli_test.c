@@ -8,7 +8,9 @@
  *    permission, empty, not a capture), for -i and the positional FILE,
  *    never "load the module first" for a file;
  *  - -i applies -C, -p, --tid, --comm, --user-only, --kernel-only and
- *    refuses recording's options and --report's outside --report;
+ *    refuses recording's options (--call-graph fp and dwarf among them)
+ *    and --report's outside --report;
+ *  - --call-graph dwarf,SIZE refuses sizes perf refuses, naming the rule;
  *  - --folded's totals go to stderr, its stdout stays stacks only, and
  *    with 2>&1 the totals never land inside a stack's line.
  */
@@ -276,7 +278,9 @@ TEST_F(cli, i_applies_the_sample_filters)
 TEST_F(cli, i_refuses_what_it_cannot_apply)
 {
 	static const char *const opts[] = { "-F 100", "-c 1000", "-e cycles", "-a",
-					    "--buffer-pages 8", "--watermark 4096" };
+					    "--buffer-pages 8", "--watermark 4096",
+					    "--call-graph dwarf", "--call-graph=dwarf,4096",
+					    "-g fp" };
 	struct result r;
 	size_t i;
 
@@ -295,6 +299,34 @@ TEST_F(cli, i_refuses_what_it_cannot_apply)
 	run(&r, self->dir, "-o x.kpcap --tid 5 -- true");
 	EXPECT_EQ(2, r.status);
 	EXPECT_HAS(r.err, "--tid filters what is read: with -o alone");
+}
+
+/*
+ * --call-graph dwarf,SIZE: perf record's rule for the dump size, named in
+ * the refusal; the report's orders still parse beside the record modes.
+ */
+TEST_F(cli, call_graph_dwarf_size_follows_perfs_rule)
+{
+	static const char *const bad[] = { "dwarf,0", "dwarf,12", "dwarf,65536", "dwarf,",
+					   "dwarf,x", "dwarf,-8", "dwarfy" };
+	struct result r;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		run(&r, self->dir, "--call-graph=%s -i c.kpcap", bad[i]);
+		EXPECT_EQ(2, r.status) TH_LOG("--call-graph %s was accepted", bad[i]);
+		if (strncmp(bad[i], "dwarf,", 6))
+			EXPECT_HAS(r.err, "use caller or callee (the report's order), fp or dwarf[,SIZE]");
+		else
+			EXPECT_HAS(r.err, "the stack dump size is a multiple of 8, from 8 to 65528");
+	}
+	/* Good sizes get as far as -i's refusal of a recording option. */
+	run(&r, self->dir, "--call-graph dwarf,65528 -i c.kpcap");
+	EXPECT_HAS(r.err, "--call-graph dwarf only applies to recording");
+	run(&r, self->dir, "--call-graph=dwarf,8 -i c.kpcap");
+	EXPECT_HAS(r.err, "--call-graph dwarf only applies to recording");
+	run(&r, self->dir, "-i c.kpcap --report -g callee");
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.err);
 }
 
 TEST_F(cli, folded_totals_go_to_stderr)

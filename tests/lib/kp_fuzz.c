@@ -94,7 +94,12 @@ static void fz_config(struct kp_fuzz *t, struct kprof_config *cfg)
 		cfg->kernel_stack = 1 + kp_fuzz_below(t, KPROF_MAX_STACK);
 		cfg->user_stack = 1 + kp_fuzz_below(t, KPROF_MAX_STACK);
 	}
-	switch (kp_fuzz_below(t, 10)) {
+	/* DWARF stack copies, of any valid size up to more than the ring. */
+	if (kp_fuzz_below(t, 2)) {
+		cfg->flags |= KPROF_CFG_CALLCHAIN_DWARF;
+		cfg->user_stack_size = 8 * (1 + kp_fuzz_below(t, KPROF_MAX_USER_STACK_SIZE / 8));
+	}
+	switch (kp_fuzz_below(t, 11)) {
 	case 0:
 		cfg->flags = fz_rand(t);
 		break;
@@ -117,7 +122,11 @@ static void fz_config(struct kp_fuzz *t, struct kprof_config *cfg)
 		cfg->cpumask[kp_fuzz_below(t, KPROF_MAX_CPUS / 64)] = fz_rand(t);
 		break;
 	case 7:
-		cfg->__reserved[kp_fuzz_below(t, 8)] = fz_rand(t);
+		cfg->__reserved[kp_fuzz_below(t, sizeof(cfg->__reserved) /
+					     sizeof(cfg->__reserved[0]))] = fz_rand(t);
+		break;
+	case 8:
+		cfg->user_stack_size = fz_rand(t);
 		break;
 	default:
 		break;

@@ -142,13 +142,46 @@ void kp_close(int fd, struct kp_buffers *b)
 }
 
 /* Check one SAMPLE record's fixed fields; account its sequence number. */
+int kp_sample_tail(const struct kprof_sample *s, struct kp_stack_user *t)
+{
+	const __u64 *p = s->ips + s->nr_kernel + s->nr_user;
+	size_t have = s->header.size, need = (const char *)p - (const char *)s;
+
+	memset(t, 0, sizeof(*t));
+	if (!(s->header.misc & KPROF_MISC_STACK_USER))
+		return need == have ? 0 : -1;
+	if (need + 16 > have)
+		return -1;
+	t->abi = *p++;
+	need += 16;
+	if (t->abi == KPROF_SAMPLE_REGS_ABI_64) {
+		need += 8 * KPROF_REGS_USER_NR;
+		if (need > have)
+			return -1;
+		t->regs = p;
+		p += KPROF_REGS_USER_NR;
+	} else if (t->abi != KPROF_SAMPLE_REGS_ABI_NONE) {
+		return -1;
+	}
+	t->size = *p++;
+	if (!t->size)
+		return need == have ? 0 : -1;
+	if (t->size % 8 || need + t->size + 8 != have)
+		return -1;
+	t->data = (const unsigned char *)p;
+	memcpy(&t->dyn_size, t->data + t->size, 8);
+	return 0;
+}
+
 static int kp_account_sample(struct kp_buffers *b, struct kp_cpu *c,
 			     const struct kprof_sample *s)
 {
-	if (s->header.size != sizeof(*s) +
-	    8 * ((size_t)s->nr_kernel + s->nr_user))
-		return kp_fail(b, "CPU %u: SAMPLE size %u for %u+%u frames",
-			       c->cpu, s->header.size, s->nr_kernel, s->nr_user);
+	struct kp_stack_user t;
+
+	if (kp_sample_tail(s, &t))
+		return kp_fail(b, "CPU %u: SAMPLE size %u for %u+%u frames, misc %#x",
+			       c->cpu, s->header.size, s->nr_kernel, s->nr_user,
+			       s->header.misc);
 	if (s->nr_kernel > KPROF_MAX_STACK || s->nr_user > KPROF_MAX_STACK)
 		return kp_fail(b, "CPU %u: SAMPLE with %u+%u frames", c->cpu,
 			       s->nr_kernel, s->nr_user);

@@ -93,6 +93,21 @@ void kp_close(int fd, struct kp_buffers *b);
 			continue;					\
 		else
 
+/* The KPROF_MISC_STACK_USER tail of a SAMPLE (kprof.h), read in place. */
+struct kp_stack_user {
+	__u64 abi;
+	const __u64 *regs;		/* NULL with abi NONE */
+	__u64 size;
+	const unsigned char *data;	/* NULL when size is 0 */
+	__u64 dyn_size;
+};
+
+/*
+ * Split S's tail into T (all zero without KPROF_MISC_STACK_USER): 0, or
+ * -1 when header.size is not what its chains and tail add up to.
+ */
+int kp_sample_tail(const struct kprof_sample *s, struct kp_stack_user *t);
+
 int kp_account(struct kp_buffers *b, struct kp_cpu *c,
 	       const struct kprof_record_header *h);
 long kp_drain_cpu(struct kp_buffers *b, struct kp_cpu *c);

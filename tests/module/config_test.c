@@ -168,7 +168,14 @@ BAD(freq_above_max_rate, EINVAL, cfg->sample = max_sample_rate + 1ULL);
 BAD(cpu_out_of_range, EINVAL, kp_cfg_add_cpu(cfg, nr_cpu_ids));
 BAD(cpu_last_bit, EINVAL, kp_cfg_add_cpu(cfg, KPROF_MAX_CPUS - 1));
 BAD(reserved_first, EINVAL, cfg->__reserved[0] = 1);
-BAD(reserved_last, EINVAL, cfg->__reserved[5] = 1ULL << 63);
+BAD(reserved_last, EINVAL, cfg->__reserved[4] = 1ULL << 63);
+BAD(reserved0, EINVAL, cfg->__reserved0 = 1);
+/* perf_copy_attr()'s sample_stack_user rules, for DWARF call chains. */
+BAD(dwarf_stack_size_zero, EINVAL, cfg->flags |= KPROF_CFG_CALLCHAIN_DWARF);
+#define DWARF_SIZE(n)	{ cfg->flags |= KPROF_CFG_CALLCHAIN_DWARF; cfg->user_stack_size = (n); }
+BAD(dwarf_stack_size_unaligned, EINVAL, DWARF_SIZE(8188));
+BAD(dwarf_stack_size_above_max, EINVAL, DWARF_SIZE(KPROF_MAX_USER_STACK_SIZE + 8));
+BAD(stack_size_without_dwarf, EINVAL, cfg->user_stack_size = 8192);
 BAD(flag_unknown, EINVAL, cfg->flags |= KPROF_CFG_ALL + 1);
 BAD(flag_top, EINVAL, cfg->flags |= 1ULL << 63);
 BAD(exclude_everything, EINVAL, cfg->flags |= KPROF_CFG_EXCLUDE_USER | KPROF_CFG_EXCLUDE_KERNEL);
@@ -359,7 +366,7 @@ TEST_F(config, size_protocol)
 	ASSERT_EQ(0ULL, big.tail[0]);
 	ASSERT_EQ(0ULL, big.tail[1]);
 	ASSERT_EQ(1000ULL, big.cfg.sample);
-	ASSERT_EQ(0ULL, big.cfg.__reserved[5]);
+	ASSERT_EQ(0ULL, big.cfg.__reserved[4]);
 
 	/* ...and a size below the first published one is refused. */
 	memset(&now, 0, sizeof(now));

@@ -27,6 +27,11 @@
 
 #define DEFAULT_DEVICE	"/dev/kprof"
 #define DEFAULT_FREQ	4000
+/* --call-graph dwarf's stack dump size, perf record's default. */
+#define DEFAULT_USER_STACK_SIZE	8192
+
+/* struct prof's callchain: what -g/--call-graph records. */
+enum { CALLCHAIN_NONE, CALLCHAIN_FP, CALLCHAIN_DWARF };
 
 static void usage(FILE *f)
 {
@@ -51,9 +56,13 @@ static void usage(FILE *f)
 		"                         is lowered with a warning, max takes the max\n"
 		"      --strict-freq      -F above the max rate is an error instead\n"
 		"  -c, --count PERIOD     one sample every PERIOD events (instead of -F)\n"
-		"  -g, --call-graph[=caller|callee]\n"
+		"  -g, --call-graph[=caller|callee|fp|dwarf[,SIZE]]\n"
 		"                         record kernel and user call chains; with --report,\n"
-		"                         print each row's call graph (default caller order)\n"
+		"                         print each row's call graph (default caller order);\n"
+		"                         user chains by frame pointers (fp, the default) or,\n"
+		"                         for code built without them, dwarf: the user registers\n"
+		"                         and SIZE bytes of stack per sample (default 8192, a\n"
+		"                         multiple of 8 up to 65528), unwound by kprofcat\n"
 		"  -C, --cpu LIST         CPUs to sample, e.g. 0,2-3 (default all)\n"
 		"  -p, --pid PID          keep only samples of process PID (ends when it does)\n"
 		"  -a, --all-cpus         with -- CMD: keep samples of every process\n"
@@ -240,19 +249,64 @@ static int opt_count(struct prof *p, int opt, char *arg)
 	return parse__option("-c", arg, 1, ~0ULL >> 1, &p->period) ? OPT_ERR : OPT_OK;
 }
 
+/* A word --call-graph takes as its value when given apart, as perf does. */
+static int call_graph_word(const char *s)
+{
+	return !strcmp(s, "caller") || !strcmp(s, "callee") || !strcmp(s, "fp") ||
+	       !strcmp(s, "dwarf") || !strncmp(s, "dwarf,", 6);
+}
+
+/*
+ * dwarf[,SIZE]: perf record's rules for the stack dump size (default
+ * 8192, a multiple of 8 up to 65528), each refusal naming the one broken.
+ */
+static int parse_dwarf_size(const char *arg, __u32 *size)
+{
+	unsigned long long v;
+
+	*size = DEFAULT_USER_STACK_SIZE;
+	if (!arg[5])
+		return 0;
+	if (parse__u64(arg + 6, 0, &v) || !v || v % 8 || v > KPROF_MAX_USER_STACK_SIZE) {
+		p_err("bad size '%s' in --call-graph %s: the stack dump size is a multiple of 8, from 8 to %d",
+		      arg + 6, arg, KPROF_MAX_USER_STACK_SIZE);
+		return -1;
+	}
+	*size = v;
+	return 0;
+}
+
+/*
+ * -g, --call-graph[=MODE]: kernel and user call chains.  MODE is the
+ * report's order (caller, callee) or how user chains are recorded (fp:
+ * frame pointers, the default; dwarf[,SIZE]: registers and SIZE bytes of
+ * stack per sample, unwound by kprofcat).  perf's "-g caller" and
+ * "--call-graph dwarf": the mode may be the next word.
+ */
 static int opt_call_graph(struct prof *p, int opt, char *arg)
 {
 	(void)opt;
-	p->callchain = 1;
-	p->rd.ro.call_graph = REPORT_CALLER;
-	/* perf's "-g caller": the order as the next word. */
-	if (!arg && optind < p->argc &&
-	    (!strcmp(p->argv[optind], "caller") || !strcmp(p->argv[optind], "callee")))
+	if (!p->callchain)
+		p->callchain = CALLCHAIN_FP;
+	if (!p->rd.ro.call_graph)
+		p->rd.ro.call_graph = REPORT_CALLER;
+	if (!arg && optind < p->argc && call_graph_word(p->argv[optind]))
 		arg = p->argv[optind++];
-	if (arg && !strcmp(arg, "callee")) {
+	if (!arg || !strcmp(arg, "caller")) {
+		p->rd.ro.call_graph = REPORT_CALLER;
+	} else if (!strcmp(arg, "callee")) {
 		p->rd.ro.call_graph = REPORT_CALLEE;
-	} else if (arg && strcmp(arg, "caller")) {
-		p_err("bad value '%s' for --call-graph: use caller or callee", arg);
+	} else if (!strcmp(arg, "fp")) {
+		p->callchain = CALLCHAIN_FP;
+		p->rd.record_opt = "--call-graph fp";
+	} else if (!strcmp(arg, "dwarf") || !strncmp(arg, "dwarf,", 6)) {
+		if (parse_dwarf_size(arg, &p->o.cfg.user_stack_size))
+			return OPT_ERR;
+		p->callchain = CALLCHAIN_DWARF;
+		p->rd.record_opt = "--call-graph dwarf";
+	} else {
+		p_err("bad value '%s' for --call-graph: use caller or callee (the report's order), fp or dwarf[,SIZE] (how user call chains are recorded)",
+		      arg);
 		return OPT_ERR;
 	}
 	return OPT_OK;
@@ -568,9 +622,20 @@ static int prof_sampling(struct prof *p)
 		o->cfg.flags |= KPROF_CFG_FREQ;
 	}
 	if (p->callchain) {
-		o->cfg.flags |= KPROF_CFG_CALLCHAIN_KERNEL | KPROF_CFG_CALLCHAIN_USER;
+		o->cfg.flags |= KPROF_CFG_CALLCHAIN_KERNEL;
 		o->cfg.kernel_stack = KPROF_MAX_STACK;
+	}
+	/*
+	 * DWARF: the user chain is unwound from the stack copy, so the
+	 * frame-pointer walk is not asked for, as perf's --call-graph dwarf
+	 * sets exclude_callchain_user.
+	 */
+	if (p->callchain == CALLCHAIN_DWARF) {
+		o->cfg.flags |= KPROF_CFG_CALLCHAIN_DWARF;
+	} else if (p->callchain) {
+		o->cfg.flags |= KPROF_CFG_CALLCHAIN_USER;
 		o->cfg.user_stack = KPROF_MAX_STACK;
+		o->cfg.user_stack_size = 0;
 	}
 	if (!o->cfg.buffer_pages)
 		o->cfg.buffer_pages = 64;

@@ -54,7 +54,7 @@
  * built for version V works with a kernel whose control page says
  * compat_version <= V <= version.
  */
-#define KPROF_ABI_VERSION		3
+#define KPROF_ABI_VERSION		4
 #define KPROF_ABI_COMPAT_VERSION	1
 
 #define KPROF_COMM_LEN			16
@@ -244,11 +244,12 @@ enum kprof_record_type {
 	 * The kernel chain starts with the interrupted IP when it was in
 	 * the kernel; the user chain starts with the user-mode IP.
 	 *
-	 * With KPROF_MISC_STACK_USER (DWARF call chains), the user
+	 * With KPROF_MISC_STACK_USER (DWARF call chains: every SAMPLE of
+	 * a configuration with KPROF_CFG_CALLCHAIN_DWARF has it), the user
 	 * registers and a copy of the user stack follow ips[], laid out as
 	 * perf's PERF_SAMPLE_REGS_USER then PERF_SAMPLE_STACK_USER:
-	 *	__u64	abi;		// KPROF_SAMPLE_REGS_ABI_*; NONE
-	 *				// (a kernel thread): no regs[]
+	 *	__u64	abi;		// KPROF_SAMPLE_REGS_ABI_*; NONE:
+	 *				// no regs[], size 0
 	 *	__u64	regs[popcount(KPROF_REGS_USER_MASK)];
 	 *				// the task's user registers, in
 	 *				// PERF_REG_X86_* order (below)
@@ -258,11 +259,23 @@ enum kprof_record_type {
 	 *	__u64	dyn_size;	// bytes of data[] really read
 	 *				// (<= size); the bytes past it are
 	 *				// zero and mean nothing
-	 * The record's __u16 size bounds size: the kernel clamps the copy
-	 * (a multiple of 8) so that header.size <= 65528, as perf clamps
-	 * its dump to fit in 65535 bytes.  A stack that could not be read
-	 * at all has dyn_size 0.  Readers unwind the user chain from regs
-	 * and data[], in place of the ips[] user part.
+	 * The registers are those perf_get_regs_user() gives: the
+	 * interrupted ones for a sample in user mode; in kernel mode the
+	 * task's saved user registers (task_pt_regs()), of which, in NMI
+	 * context, BX and R12-R15 read as ~0 (perf's rule: the entry code
+	 * an NMI interrupts may not have saved them yet), and abi NONE
+	 * when the NMI hit while the entry code was saving them.  Kernel
+	 * threads, user workers (io_uring's, vhost's) and 32-bit tasks
+	 * have abi NONE.  size is user_stack_size, clamped as perf clamps
+	 * its dump: so that header.size <= 65528 (a __u16 multiple of 8),
+	 * and to the top of the user address space above sp; and, unlike
+	 * perf, which loses a sample that does not fit, to the room left
+	 * in the ring at the overflow (so a sample is lost to a full ring
+	 * only when not even its registers fit).  The copy is the handler's
+	 * (copy_from_user_nmi(): a page not present is not faulted in) and
+	 * its cost is in cost_ns.  A stack that could not be read at all
+	 * has dyn_size 0; the sample is kept.  Readers unwind the user
+	 * chain from regs and data[], in place of the ips[] user part.
 	 */
 	KPROF_RECORD_SAMPLE		= 1,
 
@@ -431,7 +444,14 @@ struct kprof_config {
 	__u64	cpumask[KPROF_MAX_CPUS / 64]; /* CPUs to sample; all zero: all */
 	__u64	config1;	/* perf_event_attr.config1, the PMU's to read */
 	__u64	config2;	/* perf_event_attr.config2 */
-	__u64	__reserved[6];
+	/*
+	 * With KPROF_CFG_CALLCHAIN_DWARF: bytes of user stack each SAMPLE
+	 * copies, as perf_event_attr.sample_stack_user: a multiple of 8,
+	 * 8 to 65528.  0 without the flag.
+	 */
+	__u32	user_stack_size;
+	__u32	__reserved0;	/* must be 0 */
+	__u64	__reserved[5];
 };
 
 #define KPROF_CONFIG_SIZE_VER0	(8 + 8 + 8 + 8 + 4 + 2 + 2 + 4 + 4 + \
@@ -442,7 +462,17 @@ struct kprof_config {
 #define KPROF_CFG_EXCLUDE_KERNEL	(1ULL << 2)
 #define KPROF_CFG_CALLCHAIN_KERNEL	(1ULL << 3)
 #define KPROF_CFG_CALLCHAIN_USER	(1ULL << 4)
-#define KPROF_CFG_ALL			((1ULL << 5) - 1)
+/*
+ * DWARF call chains (perf's --call-graph dwarf): every SAMPLE carries
+ * the user registers and user_stack_size bytes of user stack
+ * (KPROF_MISC_STACK_USER, see KPROF_RECORD_SAMPLE), for the reader to
+ * unwind.  Independent of CALLCHAIN_USER, whose frame-pointer walk it
+ * replaces for such readers, as perf's exclude_callchain_user does.
+ */
+#define KPROF_CFG_CALLCHAIN_DWARF	(1ULL << 5)
+#define KPROF_CFG_ALL			((1ULL << 6) - 1)
+/* Largest user_stack_size: perf's, the most a __u16 record size holds. */
+#define KPROF_MAX_USER_STACK_SIZE	65528
 
 /* Throttle knobs, mirroring the perf sysctls but independent of them. */
 struct kprof_throttle_config {
@@ -529,7 +559,10 @@ struct kprof_cpu_stats {
  * EINVAL: unknown flags, both EXCLUDE flags, reserved non-zero, sample 0,
  * frequency above the max_sample_rate knob (SET_THROTTLE), period with
  * bit 63, precise_ip > 3, stack depth > KPROF_MAX_STACK or 0 with its
- * CALLCHAIN flag, buffer_pages 0, not a power of two or > 65536,
+ * CALLCHAIN flag, user_stack_size with CALLCHAIN_DWARF 0, not a multiple
+ * of 8 or > KPROF_MAX_USER_STACK_SIZE, and not 0 without it (as
+ * perf_event_open() checks sample_stack_user), buffer_pages 0, not a
+ * power of two or > 65536,
  * watermark > data size, a cpumask bit >= nr_cpu_ids or of a CPU that is
  * not possible, PERF_TYPE_HARDWARE config >= PERF_COUNT_HW_MAX,
  * PERF_TYPE_HW_CACHE config with a cache, op or result perf does not
