@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * convert.c - the capture's non-record sections every converter needs
- * (META, KALLSYMS, PEV, STATS).
+ * (META, KALLSYMS, PEV, STATS), and whether the samples carry user stack
+ * snapshots.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <linux/kprof.h>
 
 #include "lib/capture/capture.h"
+#include "lib/stream/decode.h"
 #include "tool/convert/convert.h"
 #include "lib/util/print.h"
 
@@ -63,6 +65,32 @@ static int add_pev(struct convert_input *in, const void *data, size_t len, size_
 	return 0;
 }
 
+/*
+ * The user stack snapshots of the SAMPLEs in a RECORDS section.  A record
+ * that does not decode is left to the replay, which says so; one of
+ * impossible size ends the walk, as it ends the replay's.
+ */
+static void scan_stacks(struct convert_input *in, unsigned int cpu, const unsigned char *p,
+			size_t len)
+{
+	const struct kprof_record_header *h;
+	struct decode_stats st = { 0 };
+	struct kp_record r;
+	size_t pos;
+
+	for (pos = 0; len - pos >= sizeof(*h); pos += h->size) {
+		h = (const void *)(p + pos);
+		if (h->size < sizeof(*h) || h->size % 8 || h->size > len - pos)
+			return;
+		if (h->type != KPROF_RECORD_SAMPLE || !(h->misc & KPROF_MISC_STACK_USER) ||
+		    decode__record(h, h->size, cpu, &r, &st))
+			continue;
+		in->stack_user = 1;
+		if (r.sample.stack_size > in->stack_user_size)
+			in->stack_user_size = r.sample.stack_size;
+	}
+}
+
 int convert__load(const char *path, struct convert_input *in)
 {
 	struct capture_reader *r;
@@ -113,6 +141,9 @@ int convert__load(const char *path, struct convert_input *in)
 				goto out;
 			break;
 		case KPCAP_RECORDS:
+			scan_stacks(in, arg, data, len);
+			capture__done(r, data, len);
+			/* fall through */
 		case KPCAP_STATS:
 			if (arg < KPROF_MAX_CPUS && arg >= in->nr_cpus)
 				in->nr_cpus = arg + 1;
