@@ -11,72 +11,33 @@
  * the frame lines must be perf script's for at least 99.5% of samples,
  * and most chains must reach the program's entry, libc's
  * __libc_start_call_main (with unwinding off a chain is its first frame
- * alone, and both fail).  perf script runs with
- * --no-inline: kprofcat does not print inline frames (in any mode), which
- * perf reads from debug info such as libc6-dbg's.  Each program is perf's
- * own child, exec'd once: in a child that a shell forked and that exec'd
- * (sh -c 'a | b'), Debian's perf (libunwind) prints chains cut short or
- * missing frames for about a tenth of the samples, which kprofcat
- * unwinds to the entry as in these runs.
+ * alone, and both fail).  perf script runs with --no-inline: kprofcat
+ * does not print inline frames (in any mode), which perf reads from debug
+ * info such as libc6-dbg's.  The workloads, the recording and the
+ * comparison are tests/lib/dwarf_rec.c's.
  */
-#include <libgen.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "kselftest_harness.h"
 
 #include "cmd_output.h"
+#include "dwarf_rec.h"
 
 static char tests_dir[PATH_MAX], user_dir[PATH_MAX + 16];
-
-/*
- * Per sample of B (perf script), whether A (kprofcat) has one at the same
- * time and CPU with the same frame lines; and how many of A's chains end
- * in the program's entry.  Prints "samples=N same=S entry=E"; the first
- * few differing samples go to stderr.
- */
-static const char compare_awk[] =
-	"function key(   i) { for (i = 1; i < NF; i++) if ($i ~ /^\\[[0-9]+\\]$/) return $i \" \" $(i + 1); return $0 }\n"
-	"function done() { if (k == \"\") return; if (kf == ARGV[1]) { a[k] = f; if (f ~ /__libc_start_call_main|_dl_start\\+|start_thread\\+/) entry++ }\n"
-	"  else { n++; if ((k in a) && a[k] == f) same++; else if (shown++ < 3) printf \"%s\\n-- kprofcat:\\n%s-- perf script:\\n%s\", k, a[k], f > \"/dev/stderr\" }\n"
-	"  k = \"\" }\n"
-	"FNR == 1 { done() }\n"
-	"/^\\t/ { f = f $0 \"\\n\"; next }\n"
-	"/^$/ || /^#/ { next }\n"
-	"{ done(); k = key(); kf = FILENAME; f = \"\" }\n"
-	"END { done(); printf \"samples=%d same=%d entry=%d\\n\", n, same, entry }\n";
 
 FIXTURE(dwarf) {
 	char dir[64];
 };
 
 FIXTURE_VARIANT(dwarf) {
-	const char *prog;	/* must exist */
-	const char *cmd;	/* %s: the fixture's directory */
-	int entry_pct;		/* chains reaching the entry, at least */
+	const struct dwarf_workload *w;
 };
 
-FIXTURE_VARIANT_ADD(dwarf, perl) {
-	.prog = "/usr/bin/perl",
-	.cmd = "/usr/bin/perl -e 'my $s = 0; for (1..2000000) { $s += sqrt($_) } print \"$s\\n\"'",
-	.entry_pct = 90,
-};
-
-FIXTURE_VARIANT_ADD(dwarf, python3) {
-	.prog = "/usr/bin/python3",
-	.cmd = "/usr/bin/python3 -c 'import json\ns = 0\nfor i in range(150000): s += len(json.dumps({\"a\": i, \"b\": [i, str(i)]}))\nprint(s)'",
-	.entry_pct = 50,	/* deep interpreter stacks outgrow 8 KiB */
-};
-
-FIXTURE_VARIANT_ADD(dwarf, xz) {
-	.prog = "/usr/bin/xz",
-	.cmd = "head -c 3000000 /dev/urandom >%1$s/in && /usr/bin/xz -6 -T1 -c %1$s/in",
-	.entry_pct = 90,
-};
+FIXTURE_VARIANT_ADD(dwarf, perl) { .w = &dwarf_perl };
+FIXTURE_VARIANT_ADD(dwarf, python3) { .w = &dwarf_python3 };
+FIXTURE_VARIANT_ADD(dwarf, xz) { .w = &dwarf_xz };
 
 FIXTURE_SETUP(dwarf)
 {
@@ -96,50 +57,25 @@ FIXTURE_TEARDOWN(dwarf)
 
 TEST_F(dwarf, chains_are_perf_scripts)
 {
-	char cmd[2 * PATH_MAX], path[PATH_MAX], line[256] = "";
-	unsigned long long n = 0, same = 0, entry = 0;
-	FILE *f;
+	struct dwarf_cmp c;
+	char why[128];
+	int ret;
 
-	if (cmd_run("command -v perf >/dev/null"))
-		SKIP(return, "no perf (scripts/deps installs linux-perf)");
-	if (access(variant->prog, X_OK))
-		SKIP(return, "no %s", variant->prog);
-	snprintf(cmd, sizeof(cmd), variant->cmd, self->dir);
-	/* The workload's setup (xz's input) outside the recording. */
-	if (strstr(cmd, " && ")) {
-		ASSERT_EQ(0, cmd_run("%.*s", (int)(strstr(cmd, " && ") - cmd), cmd));
-		memmove(cmd, strstr(cmd, " && ") + 4, strlen(strstr(cmd, " && ") + 4) + 1);
-	}
-	if (cmd_run("perf record -q -e cpu-clock --call-graph dwarf,8192 --sample-cpu -o %s/perf.data -- %s >/dev/null 2>%s/record.err",
-		    self->dir, cmd, self->dir)) {
-		cmd_run("cat %s/record.err >&2", self->dir);
-		SKIP(return, "perf record failed (kernel.perf_event_paranoid?)");
-	}
-	ASSERT_EQ(0, cmd_run("perf report -D -i %s/perf.data 2>/dev/null | %s/tools/perf2kpcap %s/c.kpcap >/dev/null",
-			     self->dir, tests_dir, self->dir));
+	ret = dwarf_record(self->dir, tests_dir, variant->w, why, sizeof(why));
+	if (ret > 0)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, ret);
 	ASSERT_EQ(0, cmd_run("%s/kprofcat -i %s/c.kpcap >%s/k.txt 2>%s/k.err", user_dir, self->dir,
 			     self->dir, self->dir));
 	ASSERT_EQ(0, cmd_run("perf script --no-inline -i %s/perf.data >%s/p.txt 2>/dev/null",
 			     self->dir, self->dir));
-	snprintf(path, sizeof(path), "%s/compare.awk", self->dir);
-	f = fopen(path, "w");
-	ASSERT_NE(NULL, f);
-	fputs(compare_awk, f);
-	ASSERT_EQ(0, fclose(f));
-	ASSERT_EQ(0, cmd_run("awk -f %s/compare.awk %s/k.txt %s/p.txt >%s/cmp",
-			     self->dir, self->dir, self->dir, self->dir));
-	snprintf(path, sizeof(path), "%s/cmp", self->dir);
-	f = fopen(path, "r");
-	ASSERT_NE(NULL, f);
-	ASSERT_NE(NULL, fgets(line, sizeof(line), f));
-	fclose(f);
-	ASSERT_EQ(3, sscanf(line, "samples=%llu same=%llu entry=%llu", &n, &same, &entry))
-		TH_LOG("the comparison said: %s", line);
-	TH_LOG("%s: %llu samples, %llu (%.2f%) with perf script's frames, %llu (%.1f%) reaching the entry",
-	       variant->prog, n, same, n ? 100.0 * same / n : 0, entry, n ? 100.0 * entry / n : 0);
-	ASSERT_GE(n, 100);
-	EXPECT_GE(same * 1000, n * 995);
-	EXPECT_GE(entry * 100, n * variant->entry_pct);
+	ASSERT_EQ(0, dwarf_compare(self->dir, "k.txt", "p.txt", &c));
+	TH_LOG("%s: %llu samples, %llu (%.2f%%) with perf script's frames, %llu (%.1f%%) reaching the entry",
+	       variant->w->prog, c.samples, c.same, c.samples ? 100.0 * c.same / c.samples : 0,
+	       c.entry, c.samples ? 100.0 * c.entry / c.samples : 0);
+	ASSERT_GE(c.samples, 100);
+	EXPECT_GE(c.same * 1000, c.samples * 995);
+	EXPECT_GE(c.entry * 100, c.samples * variant->w->entry_pct);
 }
 
 TEST_HARNESS_MAIN
