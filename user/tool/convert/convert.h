@@ -41,6 +41,15 @@ struct convert_input {
 	 */
 	int stack_user;
 	uint64_t stack_user_size;
+	/* Per thread with snapshots, the stack they span. */
+	struct convert_stack *stacks;
+	size_t nr_stacks;
+};
+
+struct convert_stack {
+	uint32_t pid, tid;
+	uint64_t time;			/* of its earliest sample with a snapshot */
+	uint64_t start, end;		/* lowest sp, highest sp + bytes read */
 };
 
 /*

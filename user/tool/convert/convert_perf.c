@@ -93,6 +93,21 @@ static int write_pev(struct perf_out *p, struct perf_maps *maps, const struct pe
 	return 0;
 }
 
+/*
+ * A thread's stack as far as its snapshots reach, as an anonymous map at
+ * its first one.  The capture has no map of stacks; perf's unwinder has
+ * the process's, and where a chain outgrows the snapshot it reads the next
+ * return address from that map, as 0 (from no map, it stops there): its
+ * chain then ends in a frame at -1, which kprofcat's unwinder prints too.
+ */
+static void write_stack(struct perf_out *p, const struct convert_stack *st)
+{
+	struct pev e = { .type = PEV_MMAP, .pid = st->pid, .time = st->time, .path = "[stack]" };
+	uint64_t start = st->start & ~4095ULL, end = (st->end + 4095) & ~4095ULL;
+
+	perf_out__mmap2(p, &e, start, end - start, start, PROT_READ | PROT_WRITE);
+}
+
 /* The process history, before every sample. */
 static int write_history(struct perf_out *p)
 {
@@ -102,6 +117,8 @@ static int write_history(struct perf_out *p)
 
 	for (i = 0; i < p->in->nr_pevs && !ret; i++)
 		ret = write_pev(p, maps, &p->in->pevs[i]);
+	for (i = 0; i < p->in->nr_stacks && !ret; i++)
+		write_stack(p, &p->in->stacks[i]);
 	perf_maps__free(maps);
 	return ret;
 }
