@@ -10,8 +10,9 @@
  * through the maps, which in a DSO linked with separate code lie in the
  * read-only segment after the executable one.  Without them it prints
  * the sample's IP alone.  So for an executable map whose file is on this
- * machine (with the capture's build-id, when it has one: perf reads the
- * same file), every PT_LOAD of the file is written as a map at the
+ * machine (with the capture's build-id, when it has one, and an
+ * executable segment at the map's offset and of its length: perf reads
+ * the same file), every PT_LOAD of the file is written as a map at the
  * executable map's load bias, with its file offset and protection; a
  * file not here, or not that one, keeps its executable map alone (perf
  * cannot read its CFI either).  Each file's segments are read once.
@@ -156,10 +157,15 @@ int perf_maps__write(struct perf_maps *m, struct perf_out *p, const struct pev *
 		s = segs_of(m, e);
 		if (!s)
 			return -ENOMEM;
-		/* The executable segment the capture's map is: its load bias. */
+		/*
+		 * The executable segment the capture's map is, at the same
+		 * offset and of the same length (without a build-id, the
+		 * little there is to tell the file is the one mapped): its
+		 * load bias.
+		 */
 		for (i = 0; i < s->nr && !x; i++)
 			if ((s->s[i].prot & PROT_EXEC) && s->s[i].off == e->pgoff &&
-			    s->s[i].vaddr <= e->start)
+			    s->s[i].len == e->len && s->s[i].vaddr <= e->start)
 				x = &s->s[i];
 	}
 	if (!x) {
