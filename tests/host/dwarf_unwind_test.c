@@ -13,8 +13,10 @@
  * __libc_start_call_main (with unwinding off a chain is its first frame
  * alone, and both fail).  perf script runs with --no-inline: kprofcat
  * does not print inline frames (in any mode), which perf reads from debug
- * info such as libc6-dbg's.  The workloads, the recording and the
- * comparison are tests/lib/dwarf_rec.c's.
+ * info such as libc6-dbg's.  The same recordings check the other
+ * readers of a DWARF capture: perf script on `kprofcat convert
+ * --to-perf-data`'s file, and every output.  The workloads, the
+ * recording and the comparison are tests/lib/dwarf_rec.c's.
  */
 #include <ctype.h>
 #include <limits.h>
