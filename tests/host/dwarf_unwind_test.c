@@ -163,7 +163,8 @@ TEST_F(dwarf, every_output_holds_the_unwound_chains)
 	ASSERT_GE(entry * 100, n * variant->w->entry_pct);
 	EXPECT_EQ(entry, cmd_number("%s/kprofcat -i %s/c.kpcap --folded 2>/dev/null | awk '/;__libc_start_call_main;/ { s += $NF } END { print s + 0 }'",
 				    u, d));
-	EXPECT_EQ(0, cmd_run("%s/kprofcat -i %s/c.kpcap --flamegraph %s/f.svg 2>/dev/null", u, d, d));
+	EXPECT_EQ(0, cmd_run("%s/kprofcat -i %s/c.kpcap --flamegraph %s/f.svg 2>/dev/null",
+			     u, d, d));
 	EXPECT_EQ(entry, cmd_number("grep -o '<title>__libc_start_call_main ([0-9]*' %s/f.svg | awk -F'(' '{ s += $2 } END { print s + 0 }'",
 				    d));
 	snprintf(cmd, sizeof(cmd), "%s/kprofcat -i %s/c.kpcap --report -g 2>/dev/null", u, d);

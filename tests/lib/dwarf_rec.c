@@ -66,7 +66,8 @@ int dwarf_record(const char *dir, const char *tests, const struct dwarf_workload
 /* Prints "samples=N same=S entry=E"; see dwarf_compare(). */
 static const char compare_awk[] =
 	"function key(   i) { for (i = 1; i < NF; i++) if ($i ~ /^\\[[0-9]+\\]$/) return $i \" \" $(i + 1); return $0 }\n"
-	"function done() { if (k == \"\") return; if (kf == ARGV[1]) { a[k] = f; if (f ~ /" DWARF_ENTRY_RE "/) entry++ }\n"
+	"function done() { if (k == \"\") return; if (kf == ARGV[1]) { a[k] = f; if (f ~ /"
+	DWARF_ENTRY_RE "/) entry++ }\n"
 	"  else { n++; if ((k in a) && a[k] == f) same++; else if (shown++ < 3) printf \"%s\\n-- A:\\n%s-- B:\\n%s\", k, a[k], f > \"/dev/stderr\" }\n"
 	"  k = \"\" }\n"
 	"FNR == 1 { done() }\n"
@@ -86,14 +87,16 @@ int dwarf_compare(const char *dir, const char *a, const char *b, struct dwarf_cm
 	if (!f)
 		return -1;
 	fputs(compare_awk, f);
-	if (fclose(f) || cmd_run("awk -f %s/compare.awk %s/%s %s/%s >%s/cmp", dir, dir, a, dir, b, dir))
+	if (fclose(f) ||
+	    cmd_run("awk -f %s/compare.awk %s/%s %s/%s >%s/cmp", dir, dir, a, dir, b, dir))
 		return -1;
 	snprintf(path, sizeof(path), "%s/cmp", dir);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	ok = fgets(line, sizeof(line), f) &&
-	     sscanf(line, "samples=%llu same=%llu entry=%llu", &c->samples, &c->same, &c->entry) == 3;
+	     sscanf(line, "samples=%llu same=%llu entry=%llu",
+		    &c->samples, &c->same, &c->entry) == 3;
 	fclose(f);
 	return ok ? 0 : -1;
 }

@@ -108,7 +108,8 @@ static void read_segs(const struct pev *e, struct segs *s)
 		g->vaddr = ph.p_vaddr & ~(PAGE - 1);
 		g->off = ph.p_offset & ~(PAGE - 1);
 		g->len = ((ph.p_vaddr + ph.p_filesz + PAGE - 1) & ~(PAGE - 1)) - g->vaddr;
-		g->prot = (ph.p_flags & PF_R ? PROT_READ : 0) | (ph.p_flags & PF_W ? PROT_WRITE : 0) |
+		g->prot = (ph.p_flags & PF_R ? PROT_READ : 0) |
+			  (ph.p_flags & PF_W ? PROT_WRITE : 0) |
 			  (ph.p_flags & PF_X ? PROT_EXEC : 0);
 		s->nr++;
 	}
