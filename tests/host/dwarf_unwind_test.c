@@ -35,6 +35,7 @@ static char tests_dir[PATH_MAX], user_dir[PATH_MAX + 16];
 
 FIXTURE(dwarf) {
 	char dir[64];
+	char skip[128];		/* why the recording could not be made here */
 };
 
 FIXTURE_VARIANT(dwarf) {
@@ -50,6 +51,9 @@ FIXTURE_SETUP(dwarf)
 	snprintf(self->dir, sizeof(self->dir), "/tmp/kprofcat-dwarf-XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
 	ASSERT_EQ(0, cmd_dirs(tests_dir, sizeof(tests_dir), user_dir, sizeof(user_dir)));
+	/* Each test skips on its own: a SKIP here would not end it. */
+	ASSERT_LE(0, dwarf_record(self->dir, tests_dir, variant->w, self->skip,
+				  sizeof(self->skip)));
 }
 
 FIXTURE_TEARDOWN(dwarf)
@@ -61,27 +65,34 @@ FIXTURE_TEARDOWN(dwarf)
 		TH_LOG("could not remove %s", self->dir);
 }
 
+/*
+ * perf script --no-inline of the recording against the frames in A (a
+ * file of DIR), sample for sample, logged with WHAT the agreement means.
+ */
+static void compare(struct __test_metadata *_metadata, const char *dir,
+		    const struct dwarf_workload *w, const char *a, const char *what,
+		    struct dwarf_cmp *c)
+{
+	ASSERT_EQ(0, cmd_run("perf script --no-inline -i %s/perf.data >%s/p.txt 2>/dev/null",
+			     dir, dir));
+	ASSERT_EQ(0, dwarf_compare(dir, a, "p.txt", c));
+	TH_LOG("%s: %llu samples, %llu (%.2f%%) %s, %llu (%.1f%%) reaching the entry",
+	       w->prog, c->samples, c->same, c->samples ? 100.0 * c->same / c->samples : 0,
+	       what, c->entry, c->samples ? 100.0 * c->entry / c->samples : 0);
+	ASSERT_GE(c->samples, 100);
+	EXPECT_GE(c->entry * 100, c->samples * w->entry_pct);
+}
+
 TEST_F(dwarf, chains_are_perf_scripts)
 {
 	struct dwarf_cmp c;
-	char why[128];
-	int ret;
 
-	ret = dwarf_record(self->dir, tests_dir, variant->w, why, sizeof(why));
-	if (ret > 0)
-		SKIP(return, "%s", why);
-	ASSERT_EQ(0, ret);
+	if (self->skip[0])
+		SKIP(return, "%s", self->skip);
 	ASSERT_EQ(0, cmd_run("%s/kprofcat -i %s/c.kpcap >%s/k.txt 2>%s/k.err", user_dir, self->dir,
 			     self->dir, self->dir));
-	ASSERT_EQ(0, cmd_run("perf script --no-inline -i %s/perf.data >%s/p.txt 2>/dev/null",
-			     self->dir, self->dir));
-	ASSERT_EQ(0, dwarf_compare(self->dir, "k.txt", "p.txt", &c));
-	TH_LOG("%s: %llu samples, %llu (%.2f%%) with perf script's frames, %llu (%.1f%%) reaching the entry",
-	       variant->w->prog, c.samples, c.same, c.samples ? 100.0 * c.same / c.samples : 0,
-	       c.entry, c.samples ? 100.0 * c.entry / c.samples : 0);
-	ASSERT_GE(c.samples, 100);
+	compare(_metadata, self->dir, variant->w, "k.txt", "with perf script's frames", &c);
 	EXPECT_GE(c.same * 1000, c.samples * 995);
-	EXPECT_GE(c.entry * 100, c.samples * variant->w->entry_pct);
 }
 
 /*
@@ -94,28 +105,18 @@ TEST_F(dwarf, chains_are_perf_scripts)
 TEST_F(dwarf, perf_script_unwinds_the_converted_file)
 {
 	struct dwarf_cmp c;
-	char why[128];
-	int ret;
 
-	ret = dwarf_record(self->dir, tests_dir, variant->w, why, sizeof(why));
-	if (ret > 0)
-		SKIP(return, "%s", why);
-	ASSERT_EQ(0, ret);
+	if (self->skip[0])
+		SKIP(return, "%s", self->skip);
 	ASSERT_EQ(0, cmd_run("%s/kprofcat convert --to-perf-data %s/k.data -i %s/c.kpcap",
 			     user_dir, self->dir, self->dir));
 	ASSERT_EQ(0, cmd_run("perf evlist -v -i %s/k.data 2>/dev/null | grep -q 'REGS_USER|STACK_USER.*sample_regs_user: 0xff0fff, sample_stack_user: 8192'",
 			     self->dir));
 	ASSERT_EQ(0, cmd_run("perf script --no-inline -i %s/k.data >%s/c.txt 2>/dev/null",
 			     self->dir, self->dir));
-	ASSERT_EQ(0, cmd_run("perf script --no-inline -i %s/perf.data >%s/p.txt 2>/dev/null",
-			     self->dir, self->dir));
-	ASSERT_EQ(0, dwarf_compare(self->dir, "c.txt", "p.txt", &c));
-	TH_LOG("%s: %llu samples, %llu (%.2f%%) unwound from the converted file as from the recording, %llu (%.1f%%) reaching the entry",
-	       variant->w->prog, c.samples, c.same, c.samples ? 100.0 * c.same / c.samples : 0,
-	       c.entry, c.samples ? 100.0 * c.entry / c.samples : 0);
-	ASSERT_GE(c.samples, 100);
+	compare(_metadata, self->dir, variant->w, "c.txt",
+		"unwound from the converted file as from the recording", &c);
 	EXPECT_EQ(c.samples, c.same);
-	EXPECT_GE(c.entry * 100, c.samples * variant->w->entry_pct);
 }
 
 /* The number the shell command FMT prints; -1 if it fails or prints none. */
@@ -148,14 +149,11 @@ TEST_F(dwarf, every_output_holds_the_unwound_chains)
 {
 	const char *d = self->dir, *u = user_dir;
 	double n, entry, share;
-	char cmd[2 * PATH_MAX], why[128], *rep, *row, *end;
+	char cmd[2 * PATH_MAX], *rep, *row, *end;
 	const char *callee;
-	int ret;
 
-	ret = dwarf_record(d, tests_dir, variant->w, why, sizeof(why));
-	if (ret > 0)
-		SKIP(return, "%s", why);
-	ASSERT_EQ(0, ret);
+	if (self->skip[0])
+		SKIP(return, "%s", self->skip);
 	ASSERT_EQ(0, cmd_run("%s/kprofcat -i %s/c.kpcap >%s/k.txt 2>/dev/null", u, d, d));
 	n = cmd_number("grep -c -v -E '^(\t|#|$)' %s/k.txt", d);
 	entry = cmd_number("grep -c '\t *[0-9a-f]* __libc_start_call_main+' %s/k.txt", d);

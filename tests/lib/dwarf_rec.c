@@ -34,6 +34,7 @@ int dwarf_record(const char *dir, const char *tests, const struct dwarf_workload
 {
 	char cmd[2 * PATH_MAX], *run;
 
+	why[0] = '\0';
 	if (cmd_run("command -v perf >/dev/null")) {
 		snprintf(why, why_len, "no perf (scripts/deps installs linux-perf)");
 		return 1;

@@ -30,7 +30,7 @@ extern const struct dwarf_workload dwarf_perl, dwarf_python3, dwarf_xz;
  * perf record -e cpu-clock --call-graph dwarf,8192 of W into DIR/perf.data
  * and bench/perf2kpcap (in TESTS, the tests' OUTPUT) of it into
  * DIR/c.kpcap.  0; 1 when the test cannot run here (no perf, no program,
- * perf record refused), WHY saying so; -1 when a step failed.
+ * perf record refused), WHY saying so (else empty); -1 when a step failed.
  */
 int dwarf_record(const char *dir, const char *tests, const struct dwarf_workload *w,
 		 char *why, size_t why_len);
