@@ -59,6 +59,7 @@ static int decode_stack_user(const unsigned char *p, size_t left, struct kp_samp
 	if (size % 8 || size > left || left - size < 8)
 		return -EBADMSG;
 	d->stack = p;
+	d->stack_size = size;
 	memcpy(&d->stack_dyn, p + size, 8);
 	if (d->stack_dyn > size)
 		return -EBADMSG;
@@ -92,6 +93,7 @@ static int decode_sample(const void *rec, size_t len, struct kp_record *out)
 	d->ips = (const uint64_t *)s->ips;
 	d->regs = NULL;
 	d->stack = NULL;
+	d->stack_size = 0;
 	d->stack_dyn = 0;
 	out->time = s->time;
 	if (s->header.misc & KPROF_MISC_STACK_USER)

@@ -26,10 +26,11 @@ struct kp_sample {
 	/*
 	 * KPROF_MISC_STACK_USER: the user registers (NULL: none, abi NONE)
 	 * and the stack snapshot, pointing into the record; else regs NULL
-	 * and stack_dyn 0.
+	 * and stack_size 0.
 	 */
 	const uint64_t *regs;	/* [KPROF_REGS_USER_NR], PERF_REG_X86_* order */
 	const unsigned char *stack;
+	uint64_t stack_size;	/* bytes of STACK (0: none), a multiple of 8 */
 	uint64_t stack_dyn;	/* bytes of STACK really read */
 };
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * convert.c - the capture's non-record sections every converter needs
- * (META, KALLSYMS, PEV, STATS).
+ * (META, KALLSYMS, PEV, STATS), and what the samples' user stack snapshots
+ * span.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,8 +12,10 @@
 #include <linux/kprof.h>
 
 #include "lib/capture/capture.h"
+#include "lib/stream/decode.h"
 #include "tool/convert/convert.h"
 #include "lib/util/print.h"
+#include "lib/util/strmap.h"
 
 /* META "KEY=value" line into BUF (truncated to LEN), or leave BUF alone. */
 static void meta_value(const char *meta, size_t mlen, const char *key, char *buf, size_t len)
@@ -63,12 +66,85 @@ static int add_pev(struct convert_input *in, const void *data, size_t len, size_
 	return 0;
 }
 
+/* The stack extent of R's thread, made the first time (TIDS: 1 + its index). */
+static struct convert_stack *stack_of(struct convert_input *in, struct strmap *tids,
+				      size_t *cap, const struct kp_record *r)
+{
+	const struct kp_sample *s = &r->sample;
+	struct convert_stack *st;
+	struct strmap_entry *e;
+	char key[24];
+
+	e = strmap__get(tids, key, snprintf(key, sizeof(key), "%u/%u", s->pid, s->tid));
+	if (!e)
+		return NULL;
+	if (e->a)
+		return &in->stacks[e->a - 1];
+	if (in->nr_stacks == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 64;
+
+		st = realloc(in->stacks, ncap * sizeof(*st));
+		if (!st)
+			return NULL;
+		in->stacks = st;
+		*cap = ncap;
+	}
+	st = &in->stacks[in->nr_stacks];
+	*st = (struct convert_stack){ .pid = s->pid, .tid = s->tid, .time = r->time,
+				      .start = UINT64_MAX };
+	e->a = ++in->nr_stacks;
+	return st;
+}
+
+/*
+ * The user stack snapshots of the SAMPLEs in a RECORDS section: their
+ * largest size and each thread's extent.  A record that does not decode
+ * is left to the replay, which says so; one of impossible size ends the
+ * walk, as it ends the replay's.
+ */
+static int scan_stacks(struct convert_input *in, struct strmap *tids, size_t *cap,
+		       unsigned int cpu, const unsigned char *p, size_t len)
+{
+	const struct kprof_record_header *h;
+	struct decode_stats ds = { 0 };
+	struct convert_stack *st;
+	struct kp_record r;
+	uint64_t sp;
+	size_t pos;
+
+	for (pos = 0; len - pos >= sizeof(*h); pos += h->size) {
+		h = (const void *)(p + pos);
+		if (h->size < sizeof(*h) || h->size % 8 || h->size > len - pos)
+			return 0;
+		if (h->type != KPROF_RECORD_SAMPLE || !(h->misc & KPROF_MISC_STACK_USER) ||
+		    decode__record(h, h->size, cpu, &r, &ds))
+			continue;
+		in->stack_user = 1;
+		if (r.sample.stack_size > in->stack_user_size)
+			in->stack_user_size = r.sample.stack_size;
+		if (!r.sample.regs || !r.sample.stack_dyn)
+			continue;
+		st = stack_of(in, tids, cap, &r);
+		if (!st)
+			return -ENOMEM;
+		if (r.time < st->time)
+			st->time = r.time;
+		sp = r.sample.regs[KPROF_REG_X86_SP];
+		if (sp < st->start)
+			st->start = sp;
+		if (sp + r.sample.stack_dyn > st->end)
+			st->end = sp + r.sample.stack_dyn;
+	}
+	return 0;
+}
+
 int convert__load(const char *path, struct convert_input *in)
 {
 	struct capture_reader *r;
 	uint32_t type, arg;
 	const void *data;
-	size_t len, cap = 0;
+	size_t len, cap = 0, stacks_cap = 0;
+	struct strmap *tids;
 	char num[32];
 	int ret;
 
@@ -78,8 +154,14 @@ int convert__load(const char *path, struct convert_input *in)
 	if (capture__check(path))
 		return -EINVAL;
 	r = capture__open(path);
-	if (!r)
-		return -EINVAL;
+	tids = strmap__new();
+	if (!r || !tids) {
+		if (r)
+			p_err("out of memory reading %s", path);
+		capture__close_reader(r);
+		strmap__free(tids);
+		return r ? -ENOMEM : -EINVAL;
+	}
 	snprintf(in->writer, sizeof(in->writer), "%s", capture__writer_version(r));
 	while ((ret = capture__next(r, &type, &arg, &data, &len)) > 0) {
 		switch (type) {
@@ -113,6 +195,11 @@ int convert__load(const char *path, struct convert_input *in)
 				goto out;
 			break;
 		case KPCAP_RECORDS:
+			ret = scan_stacks(in, tids, &stacks_cap, arg, data, len);
+			capture__done(r, data, len);
+			if (ret)
+				goto out;
+			/* fall through */
 		case KPCAP_STATS:
 			if (arg < KPROF_MAX_CPUS && arg >= in->nr_cpus)
 				in->nr_cpus = arg + 1;
@@ -121,6 +208,7 @@ int convert__load(const char *path, struct convert_input *in)
 	}
 out:
 	capture__close_reader(r);
+	strmap__free(tids);
 	if (ret == -ENOMEM)
 		p_err("out of memory reading %s", path);
 	if (ret < 0) {
@@ -138,7 +226,10 @@ void convert__free(struct convert_input *in)
 		free((char *)in->pevs[i].path);
 	free(in->pevs);
 	free(in->kallsyms);
+	free(in->stacks);
 	in->pevs = NULL;
 	in->kallsyms = NULL;
+	in->stacks = NULL;
 	in->nr_pevs = 0;
+	in->nr_stacks = 0;
 }

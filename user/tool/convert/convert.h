@@ -34,9 +34,29 @@ struct convert_input {
 	struct pev *pevs;
 	size_t nr_pevs;
 	unsigned int nr_cpus;		/* 1 + highest CPU with a STATS or RECORDS section */
+	/*
+	 * The largest user stack snapshot of a sample (KPROF_MISC_STACK_USER,
+	 * DWARF call chains), and whether any sample has registers and a
+	 * stack: perf's sample_type must say so before the first sample.
+	 */
+	int stack_user;
+	uint64_t stack_user_size;
+	/* Per thread with snapshots, the stack they span. */
+	struct convert_stack *stacks;
+	size_t nr_stacks;
 };
 
-/* Read everything but the records of capture PATH.  -errno after a message. */
+struct convert_stack {
+	uint32_t pid, tid;
+	uint64_t time;			/* of its earliest sample with a snapshot */
+	uint64_t start, end;		/* lowest sp, highest sp + bytes read */
+};
+
+/*
+ * Read everything but the records of capture PATH, and of the records
+ * only what the file's layout depends on (stack_user).  -errno after a
+ * message.
+ */
 int convert__load(const char *path, struct convert_input *in);
 void convert__free(struct convert_input *in);
 

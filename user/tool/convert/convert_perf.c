@@ -5,8 +5,9 @@
  * perf script.
  *
  * Layout: the file header, one attr (the capture's event; sample_type
- * IP|TID|TIME|CPU|PERIOD|CALLCHAIN, sample_id_all, so every other record
- * ends with pid/tid, time and CPU), the data section, then the feature
+ * IP|TID|TIME|CPU|PERIOD|CALLCHAIN, and REGS_USER|STACK_USER when a sample
+ * of the capture has a user stack snapshot; sample_id_all, so every other
+ * record ends with pid/tid, time and CPU), the data section, then the feature
  * sections BUILD_ID, HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CMDLINE
  * and EVENT_DESC.  perf sorts records by time (its ordered events), so the
  * process history is written first and the samples after it.
@@ -15,7 +16,13 @@
  *	SAMPLE		PERF_RECORD_SAMPLE: callchain PERF_CONTEXT_KERNEL,
  *			kernel chain, PERF_CONTEXT_USER, user chain, as perf
  *			records it; a sample without chains gets its IP as
- *			the one frame.  Before the first sample of a thread,
+ *			the one frame.  A sample with a user stack snapshot
+ *			(DWARF call chains) is written as perf --call-graph
+ *			dwarf records it: the kernel chain alone, then
+ *			PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER,
+ *			from which perf script unwinds the user chain itself
+ *			(from the DSOs the MMAP2s name, on this machine or
+ *			found by build-id).  Before the first sample of a thread,
  *			and whenever its comm differs from the last one
  *			written, a PERF_RECORD_COMM (perf takes the comm
  *			from there, kprof from each sample).
@@ -32,7 +39,10 @@
  * Process history (PEV):
  *	MMAP		PERF_RECORD_MMAP2 with the build-id (misc
  *			PERF_RECORD_MISC_MMAP_BUILD_ID) when the capture has
- *			one; /proc/PID/maps snapshot lines at time 0.
+ *			one; /proc/PID/maps snapshot lines at time 0.  With
+ *			it, one more per segment of the file when the file is
+ *			here (convert_perf_maps.c: perf's unwinder reads the
+ *			CFI through them).
  *	FORK		PERF_RECORD_FORK (tid = pid, ptid = ppid).
  *	EXEC		no record: perf has none that ends a process's maps;
  *			the MMAP2s of the new image replace the old ones
@@ -57,6 +67,7 @@
 
 #include "lib/dev/config.h"
 #include "tool/convert/convert_perf.h"
+#include "tool/convert/convert_perf_maps.h"
 #include "tool/convert/convert_perf_meta.h"
 #include "tool/convert/convert_symfs.h"
 #include "tool/convert/perf_out.h"
@@ -66,36 +77,50 @@
 /* ---------------------------------------------------------------- */
 /* Process history                                                   */
 
-static void write_pev(struct perf_out *p, const struct pev *e)
+static int write_pev(struct perf_out *p, struct perf_maps *maps, const struct pev *e)
 {
 	struct sample_id id = { .pid = e->pid, .tid = e->pid, .time = e->time };
 
-	if (e->type == PEV_MMAP) {
-		struct {
-			uint32_t pid, tid;
-			uint64_t start, len, pgoff;
-			uint8_t bid_size, res1;
-			uint16_t res2;
-			uint8_t bid[20];
-			uint32_t prot, flags;
-		} mm = { .pid = e->pid, .tid = e->pid, .start = e->start, .len = e->len,
-			 .pgoff = e->pgoff, .prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE };
-		uint16_t misc = PERF_RECORD_MISC_USER;
-
-		if (e->bid_len) {
-			mm.bid_size = e->bid_len;
-			memcpy(mm.bid, e->build_id, e->bid_len);
-			misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
-		}
-		perf_out__record(p, PERF_RECORD_MMAP2, misc, &mm, sizeof(mm),
-				 e->path && *e->path ? e->path : "//anon", 8, &id);
-	} else if (e->type == PEV_FORK) {
+	if (e->type == PEV_MMAP)
+		return perf_maps__write(maps, p, e);
+	if (e->type == PEV_FORK) {
 		struct { uint32_t pid, ppid, tid, ptid; uint64_t time; } fk = {
 			.pid = e->pid, .ppid = e->ppid, .tid = e->pid, .ptid = e->ppid,
 			.time = e->time };
 
 		perf_out__record(p, PERF_RECORD_FORK, 0, &fk, sizeof(fk), NULL, 0, &id);
 	}
+	return 0;
+}
+
+/*
+ * A thread's stack as far as its snapshots reach, as an anonymous map at
+ * its first one.  The capture has no map of stacks; perf's unwinder has
+ * the process's, and where a chain outgrows the snapshot it reads the next
+ * return address from that map, as 0 (from no map, it stops there): its
+ * chain then ends in a frame at -1, which kprofcat's unwinder prints too.
+ */
+static void write_stack(struct perf_out *p, const struct convert_stack *st)
+{
+	struct pev e = { .type = PEV_MMAP, .pid = st->pid, .time = st->time, .path = "[stack]" };
+	uint64_t start = st->start & ~4095ULL, end = (st->end + 4095) & ~4095ULL;
+
+	perf_out__mmap2(p, &e, start, end - start, start, PROT_READ | PROT_WRITE);
+}
+
+/* The process history, before every sample. */
+static int write_history(struct perf_out *p)
+{
+	struct perf_maps *maps = perf_maps__new();
+	size_t i;
+	int ret = maps ? 0 : -ENOMEM;
+
+	for (i = 0; i < p->in->nr_pevs && !ret; i++)
+		ret = write_pev(p, maps, &p->in->pevs[i]);
+	for (i = 0; i < p->in->nr_stacks && !ret; i++)
+		write_stack(p, &p->in->stacks[i]);
+	perf_maps__free(maps);
+	return ret;
 }
 
 /* ---------------------------------------------------------------- */
@@ -124,13 +149,67 @@ static int comm_changed(struct perf_out *p, const struct kp_sample *s)
 	return 1;
 }
 
+/*
+ * The call chain of sample S into CHAIN; returns its length.  With a
+ * stack snapshot the user part is perf's to unwind, as in a perf DWARF
+ * recording (exclude_callchain_user): a sample in user mode has none.
+ */
+static unsigned int perf_chain(const struct kp_record *r, int unwound, uint64_t *chain)
+{
+	const struct kp_sample *s = &r->sample;
+	unsigned int n = 0, i, nr_user = unwound ? 0 : s->nr_user;
+	int user = !!(r->misc & KPROF_MISC_USER);
+
+	if (!s->nr_kernel && !nr_user && !(unwound && user)) {
+		chain[n++] = user ? PERF_CONTEXT_USER : PERF_CONTEXT_KERNEL;
+		chain[n++] = s->ip;
+	}
+	if (s->nr_kernel)
+		chain[n++] = PERF_CONTEXT_KERNEL;
+	for (i = 0; i < s->nr_kernel; i++)
+		chain[n++] = s->ips[i];
+	if (nr_user)
+		chain[n++] = PERF_CONTEXT_USER;
+	for (i = 0; i < nr_user; i++)
+		chain[n++] = s->ips[s->nr_kernel + i];
+	return n;
+}
+
+/*
+ * PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER of sample S, as the
+ * kernel writes them (kprof.h's layout is theirs): abi, regs, size, stack,
+ * dyn_size; a sample without a snapshot has neither (abi 0, size 0).
+ */
+static size_t stack_user_len(const struct kp_sample *s)
+{
+	size_t regs = s->regs ? KPROF_REGS_USER_NR * sizeof(uint64_t) : 0;
+
+	if (!s->stack_size)
+		return 2 * sizeof(uint64_t) + regs;
+	return 3 * sizeof(uint64_t) + regs + s->stack_size;
+}
+
+static void put_stack_user(struct perf_out *p, const struct kp_sample *s)
+{
+	uint64_t abi = s->regs ? KPROF_SAMPLE_REGS_ABI_64 : KPROF_SAMPLE_REGS_ABI_NONE;
+
+	perf_out__put(p, &abi, sizeof(abi));
+	perf_out__put(p, s->regs, s->regs ? KPROF_REGS_USER_NR * sizeof(uint64_t) : 0);
+	perf_out__put(p, &s->stack_size, sizeof(s->stack_size));
+	if (!s->stack_size)
+		return;
+	perf_out__put(p, s->stack, s->stack_size);
+	perf_out__put(p, &s->stack_dyn, sizeof(s->stack_dyn));
+}
+
 static int perf_sample(struct output *o, const struct kp_record *r,
 		       const struct out_frame *f, unsigned int nr)
 {
 	struct perf_out *p = (struct perf_out *)o;
 	const struct kp_sample *s = &r->sample;
 	uint64_t chain[2 * KPROF_MAX_STACK + 4];
-	unsigned int n = 0, i;
+	int dwarf = !!(p->attr.sample_type & PERF_SAMPLE_STACK_USER);
+	unsigned int n;
 	struct {
 		uint64_t ip;
 		uint32_t pid, tid;
@@ -140,6 +219,7 @@ static int perf_sample(struct output *o, const struct kp_record *r,
 	} body;
 	struct perf_event_header h;
 	int user = !!(r->misc & KPROF_MISC_USER);
+	size_t tail;
 
 	(void)f;
 	(void)nr;
@@ -152,18 +232,7 @@ static int perf_sample(struct output *o, const struct kp_record *r,
 
 		perf_out__record(p, PERF_RECORD_COMM, 0, &c, sizeof(c), s->comm, 8, &id);
 	}
-	if (!s->nr_kernel && !s->nr_user) {
-		chain[n++] = user ? PERF_CONTEXT_USER : PERF_CONTEXT_KERNEL;
-		chain[n++] = s->ip;
-	}
-	if (s->nr_kernel)
-		chain[n++] = PERF_CONTEXT_KERNEL;
-	for (i = 0; i < s->nr_kernel; i++)
-		chain[n++] = s->ips[i];
-	if (s->nr_user)
-		chain[n++] = PERF_CONTEXT_USER;
-	for (i = 0; i < s->nr_user; i++)
-		chain[n++] = s->ips[s->nr_kernel + i];
+	n = perf_chain(r, dwarf && (r->misc & KPROF_MISC_STACK_USER), chain);
 	body.ip = s->ip;
 	body.pid = s->pid;
 	body.tid = s->tid;
@@ -174,10 +243,17 @@ static int perf_sample(struct output *o, const struct kp_record *r,
 	body.nr = n;
 	h.type = PERF_RECORD_SAMPLE;
 	h.misc = user ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL;
-	h.size = sizeof(h) + sizeof(body) + n * sizeof(uint64_t);
+	/*
+	 * It fits in h.size's 16 bits: the kprof record it comes from did,
+	 * with a longer fixed part and the user chain besides.
+	 */
+	tail = dwarf ? stack_user_len(s) : 0;
+	h.size = sizeof(h) + sizeof(body) + n * sizeof(uint64_t) + tail;
 	perf_out__put(p, &h, sizeof(h));
 	perf_out__put(p, &body, sizeof(body));
 	perf_out__put(p, chain, n * sizeof(uint64_t));
+	if (dwarf)
+		put_stack_user(p, s);
 	p->data_size += h.size;
 	return p->err ? -1 : 0;
 }
@@ -253,6 +329,13 @@ static void setup_attr(struct perf_out *p)
 	a->freq = in->freq;
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+	/* Samples with a snapshot are written as perf --call-graph dwarf writes them. */
+	if (in->stack_user) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = KPROF_REGS_USER_MASK;
+		a->sample_stack_user = in->stack_user_size;
+		a->exclude_callchain_user = 1;
+	}
 	a->sample_id_all = 1;
 	a->mmap = 1;
 	a->mmap2 = 1;
@@ -304,7 +387,6 @@ int convert_perf__write(const struct convert_input *in, const char *out, int pid
 	struct file_header h = { .magic = PERF_MAGIC2, .size = sizeof(h) };
 	struct file_attr fa;
 	char event[64];
-	size_t i;
 	int status;
 
 	setup_attr(&p);
@@ -325,8 +407,8 @@ int convert_perf__write(const struct convert_input *in, const char *out, int pid
 	p.data_start = sizeof(h) + sizeof(fa);
 	if (perf_out__kernel_maps(&p))
 		goto fail;
-	for (i = 0; i < in->nr_pevs; i++)
-		write_pev(&p, &in->pevs[i]);
+	if (write_history(&p))
+		p.err = ENOMEM;
 	if (p.err)
 		goto write_err;
 	status = record__replay(in->path, &p.o, pid, event, sizeof(event));

@@ -15,6 +15,7 @@
 
 #include "tool/convert/convert.h"
 #include "lib/stream/output.h"
+#include "lib/symbols/usyms.h"
 #include "lib/util/strmap.h"
 
 #define PERF_MAGIC2	0x32454c4946524550ULL	/* "PERFILE2" */
@@ -79,5 +80,8 @@ void perf_out__zeros(struct perf_out *p, size_t len);
 void perf_out__record(struct perf_out *p, uint32_t type, uint16_t misc,
 		      const void *body, size_t blen, const char *str, size_t str_align,
 		      const struct sample_id *id);
+/* A PERF_RECORD_MMAP2 of E's file (PEV_MMAP): LEN bytes at START, from file offset PGOFF. */
+void perf_out__mmap2(struct perf_out *p, const struct pev *e, uint64_t start, uint64_t len,
+		     uint64_t pgoff, uint32_t prot);
 
 #endif
