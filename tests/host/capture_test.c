@@ -13,6 +13,7 @@
  * when their sizes disagree.
  */
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -310,6 +311,52 @@ TEST_F(cap, a_sound_capture_replays_without_a_word)
 	EXPECT_STREQ("", r.err);
 	EXPECT_NE(NULL, strstr(r.out, " do_syscall_64+0x10 ([kernel.kallsyms])\n"));
 	free(r.out);
+}
+
+/* Set the header's abi_version of the capture at PATH: 0, or -1. */
+static int set_abi_version(const char *path, uint32_t v)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = pwrite(fd, &v, sizeof(v), offsetof(struct kpcap_header, abi_version));
+	close(fd);
+	return n == (ssize_t)sizeof(v) ? 0 : -1;
+}
+
+/*
+ * Captures of every ABI whose records are this kprofcat's replay; one of
+ * an older or a newer ABI is refused with both versions named.
+ */
+TEST_F(cap, the_record_abi_is_checked)
+{
+	static const uint32_t bad[] = { KPCAP_OLDEST_ABI - 1, KPROF_ABI_VERSION + 1 };
+	struct synth_cap sc = { .kallsyms = 1 };
+	struct replayed r;
+	char want[128];
+	size_t i;
+	uint32_t v;
+
+	ASSERT_EQ(0, write_capture(self->path, &sc));
+	for (v = KPCAP_OLDEST_ABI; v <= KPROF_ABI_VERSION; v++) {
+		ASSERT_EQ(0, set_abi_version(self->path, v));
+		replay(self->path, NULL, &r);
+		EXPECT_EQ(0, r.status) TH_LOG("ABI %u: %s", v, r.err);
+		EXPECT_EQ(NR_SAMPLES, r.samples) TH_LOG("ABI %u", v);
+		free(r.out);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		ASSERT_EQ(0, set_abi_version(self->path, bad[i]));
+		replay(self->path, NULL, &r);
+		EXPECT_NE(0, r.status) TH_LOG("ABI %u", bad[i]);
+		EXPECT_EQ(0, r.samples) TH_LOG("ABI %u", bad[i]);
+		snprintf(want, sizeof(want), "holds kprof ABI version %u records; this kprofcat reads versions %u to %u",
+			 bad[i], KPCAP_OLDEST_ABI, KPROF_ABI_VERSION);
+		EXPECT_HAS(r.err, want);
+		free(r.out);
+	}
 }
 
 TEST_F(cap, no_kallsyms_is_told)

@@ -249,9 +249,9 @@ struct capture_reader *capture__open(const char *path)
 		      path, h.version, KPCAP_VERSION);
 		goto fail;
 	}
-	if (h.abi_version != KPROF_ABI_VERSION) {
-		p_err("%s holds kprof ABI version %u records; this kprofcat reads version %u",
-		      path, h.abi_version, KPROF_ABI_VERSION);
+	if (h.abi_version < KPCAP_OLDEST_ABI || h.abi_version > KPROF_ABI_VERSION) {
+		p_err("%s holds kprof ABI version %u records; this kprofcat reads versions %u to %u",
+		      path, h.abi_version, KPCAP_OLDEST_ABI, KPROF_ABI_VERSION);
 		goto fail;
 	}
 	if (h.header_size > r->size) {

@@ -63,6 +63,13 @@ enum kpcap_type {
 	KPCAP_END = 7,
 };
 
+/*
+ * The oldest kprof ABI whose records a capture may hold: version 4 added
+ * the DWARF configuration, not a record (version 3's records already had
+ * KPROF_MISC_STACK_USER's tail), so version 3 captures read as they are.
+ */
+#define KPCAP_OLDEST_ABI	3
+
 struct kpcap_header {
 	char magic[8];
 	uint32_t version;
