@@ -227,7 +227,12 @@ unsigned long kprof_buffer_copy_user_at(struct kprof_buf *b, unsigned long pos,
 					const void __user *src,
 					unsigned long len);
 unsigned long kprof_buffer_room(struct kprof_buf *b);
+void kprof_buffer_zero_at(struct kprof_buf *b, unsigned long pos,
+			  unsigned long len);
 void kprof_buffer_patch_u32(struct kprof_buf *b, unsigned long pos, u32 val);
+void kprof_buffer_patch_u16(struct kprof_buf *b, unsigned long pos, u16 val);
+bool kprof_buffer_shrink(struct kprof_buf *b, unsigned long end,
+			 unsigned long new_end);
 void kprof_buffer_wakeup(struct kprof_buf *b);
 void kprof_buffer_end(struct kprof_buf *b);
 bool kprof_buffer_output(struct kprof_cpu *c, const void *rec, u32 size,
@@ -258,8 +263,8 @@ struct kprof_ustack {
 unsigned int kprof_ustack_regs(struct pt_regs *regs, u64 *out,
 			       struct kprof_ustack *u);
 u32 kprof_ustack_size(struct kprof_ustack *u, u32 other, unsigned long room);
-void kprof_ustack_put(struct kprof_buf *b, unsigned long pos,
-		      const struct kprof_ustack *u);
+void kprof_ustack_put(struct kprof_buf *b, unsigned long rec,
+		      unsigned long pos, const struct kprof_ustack *u);
 
 /* kprof_sample.c */
 void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,

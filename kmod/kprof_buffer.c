@@ -498,9 +498,9 @@ void kprof_buffer_copy_at(struct kprof_buf *b, unsigned long pos,
  *
  * With copy_from_user_nmi(), which never faults a page in nor sleeps, as
  * perf's arch_perf_out_copy_user.  The bytes read are the first ones:
- * once a piece stops short the second is not tried.  The bytes not read
- * are zeroed, so nothing left in the ring by an earlier record reaches
- * the reader as if it were stack.
+ * once a piece stops short the second is not tried.  The bytes past them
+ * keep what the ring held: the caller gives them back or zeroes them
+ * (kprof_buffer_zero_at()).
  *
  * Context: the producer (hardirq or NMI).
  * Return: how many bytes were read.
@@ -517,14 +517,24 @@ unsigned long kprof_buffer_copy_user_at(struct kprof_buf *b, unsigned long pos,
 	if (done == first && first < len)
 		done += len - first - copy_from_user_nmi(b->data, src + first,
 							  len - first);
-	if (done < len) {
-		off = (pos + done) & (b->size - 1);
-		first = min(len - done, b->size - off);
-		memset(b->data + off, 0, first);
-		if (done + first < len)
-			memset(b->data, 0, len - done - first);
-	}
 	return done;
+}
+
+/**
+ * kprof_buffer_zero_at() - zero reserved bytes
+ * @b: the buffer, inside the write section that reserved them
+ * @pos: their byte counter
+ * @len: how many, in two pieces when they wrap
+ */
+void kprof_buffer_zero_at(struct kprof_buf *b, unsigned long pos,
+			  unsigned long len)
+{
+	unsigned long off = pos & (b->size - 1);
+	unsigned long first = min(len, b->size - off);
+
+	memset(b->data + off, 0, first);
+	if (first < len)
+		memset(b->data, 0, len - first);
 }
 
 /**
@@ -720,6 +730,38 @@ static bool kprof_buffer_put(struct kprof_cpu *c, const void *rec, u32 size,
 void kprof_buffer_patch_u32(struct kprof_buf *b, unsigned long pos, u32 val)
 {
 	*(u32 *)(b->data + (pos & (b->size - 1))) = val;
+}
+
+/**
+ * kprof_buffer_patch_u16() - rewrite a 2-byte field of a record not yet
+ * published
+ * @b: the buffer, inside the write section that put the record
+ * @pos: byte counter of the field, 2-byte aligned (so it never wraps)
+ * @val: the value
+ */
+void kprof_buffer_patch_u16(struct kprof_buf *b, unsigned long pos, u16 val)
+{
+	*(u16 *)(b->data + (pos & (b->size - 1))) = val;
+}
+
+/**
+ * kprof_buffer_shrink() - give back the end of the last record reserved
+ * @b: the buffer, inside the write section that reserved the record
+ * @end: the byte counter just past the record
+ * @new_end: where it is to end, at most @end
+ *
+ * Only while no record was reserved after it (one nesting since took the
+ * bytes from @end on): the head moves back with the local cmpxchg that
+ * moved it forward (kprof_buffer_reserve()).  Nothing was published past
+ * the record, which is in an open write section, so no reader has seen
+ * the bytes given back.
+ *
+ * Return: true if they were given back.
+ */
+bool kprof_buffer_shrink(struct kprof_buf *b, unsigned long end,
+			 unsigned long new_end)
+{
+	return local_cmpxchg(&b->head, end, new_end) == end;
 }
 
 /**

@@ -272,7 +272,7 @@ static bool kprof_sample_put(struct kprof_cpu *c, struct kprof_sample *scratch,
 		kprof_buffer_copy_at(c->buf, *pos, scratch, built);
 	else if (nr)
 		memcpy(s->ips, scratch->ips, nr * sizeof(s->ips[0]));
-	kprof_ustack_put(c->buf, *pos + built, &us);
+	kprof_ustack_put(c->buf, *pos, *pos + built, &us);
 	return true;
 }
 

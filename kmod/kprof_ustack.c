@@ -152,23 +152,48 @@ u32 kprof_ustack_size(struct kprof_ustack *u, u32 other, unsigned long room)
 /**
  * kprof_ustack_put() - the stack bytes and dyn_size of a SAMPLE's tail
  * @b: the buffer, inside the write section that reserved the record
+ * @rec: byte counter of the record (its header)
  * @pos: byte counter of data[] (right after the size word)
  * @u: what kprof_ustack_size() chose; nothing is written when size is 0
  *
- * dyn_size is the count of bytes read from sp up; the rest of data[] is
- * zeroes (kprof_buffer_copy_user_at()), as include/uapi/linux/kprof.h
- * promises, where perf leaves whatever its ring held.
+ * dyn_size is the count of bytes read from sp up.  When the copy stops
+ * short (the stack's mapping ends less than size above sp, as it does in
+ * most tasks, whose stack in use is a few KiB), the record is cut to the
+ * bytes read, rounded up to 8: the size word and header.size say so, and
+ * the rest goes back to the ring (kprof_buffer_shrink()), so neither the
+ * ring nor the reader carries bytes that were never read.  Where a record
+ * nesting since holds the bytes after this one, it keeps its size and
+ * the bytes not read are zeroed, as include/uapi/linux/kprof.h promises.
+ * Nothing that was not read reaches user space either way.
  *
  * Context: the overflow handler, inside the region the cost is measured.
  */
-void kprof_ustack_put(struct kprof_buf *b, unsigned long pos,
-		      const struct kprof_ustack *u)
+void kprof_ustack_put(struct kprof_buf *b, unsigned long rec,
+		      unsigned long pos, const struct kprof_ustack *u)
 {
-	u64 dyn;
+	unsigned long end = pos + u->size + sizeof(u64), new_end;
+	u64 dyn, size = u->size;
 
-	if (!u->size)
+	if (!size)
 		return;
 	dyn = kprof_buffer_copy_user_at(b, pos, (const void __user *)u->sp,
-					u->size);
-	kprof_buffer_copy_at(b, pos + u->size, &dyn, sizeof(dyn));
+					size);
+	if (dyn < size) {
+		size = round_up(dyn, 8);
+		/* Nothing read: no data[] and no dyn_size (UAPI). */
+		new_end = size ? pos + size + sizeof(u64) : pos;
+		if (kprof_buffer_shrink(b, end, new_end)) {
+			kprof_buffer_copy_at(b, pos - sizeof(u64), &size,
+					     sizeof(size));
+			kprof_buffer_patch_u16(b, rec +
+					       offsetof(struct kprof_record_header, size),
+					       new_end - rec);
+			if (!size)
+				return;
+		} else {
+			size = u->size;
+		}
+		kprof_buffer_zero_at(b, pos + dyn, size - dyn);
+	}
+	kprof_buffer_copy_at(b, pos + size, &dyn, sizeof(dyn));
 }

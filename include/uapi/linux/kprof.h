@@ -271,10 +271,15 @@ enum kprof_record_type {
 	 * and to the top of the user address space above sp; and, unlike
 	 * perf, which loses a sample that does not fit, to the room left
 	 * in the ring at the overflow (so a sample is lost to a full ring
-	 * only when not even its registers fit).  The copy is the handler's
+	 * only when not even its registers fit); and, unlike perf, which
+	 * keeps size and reports dyn_size, to the bytes read, rounded up
+	 * to 8, when the copy stops short (the stack's mapping ends less
+	 * than size above sp, as in most tasks): header.size shrinks with
+	 * it, and a sample whose stack could not be read at all has size
+	 * 0.  The copy is the handler's
 	 * (copy_from_user_nmi(): a page not present is not faulted in) and
-	 * its cost is in cost_ns.  A stack that could not be read at all
-	 * has dyn_size 0; the sample is kept.  Readers unwind the user
+	 * its cost is in cost_ns.  The sample is kept whatever the copy
+	 * read.  Readers unwind the user
 	 * chain from regs and data[], in place of the ips[] user part.
 	 */
 	KPROF_RECORD_SAMPLE		= 1,
