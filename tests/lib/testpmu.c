@@ -216,6 +216,31 @@ int tp_cfg_init(struct kprof_config *cfg, __u64 freq)
 }
 
 /*
+ * The request of a test that samples busy CPUs at @freq Hz on cpu-clock
+ * or, with @testpmu, on the stand-in in frequency mode: kp_cfg_init()'s,
+ * or tp_cfg_init()'s with KPROF_CFG_FREQ, kprof's knobs back to the
+ * default max rate (tp_kprof_relax(): a variant before may have lowered
+ * it on TCG) and both controllers off (tp_controller_off()).  0; 1
+ * without the stand-in; -1 with errno when a limit could not be set.
+ */
+int tp_freq_cfg_init(struct kprof_config *cfg, bool testpmu, __u64 freq)
+{
+	struct kprof_throttle_config saved;
+
+	if (!testpmu) {
+		kp_cfg_init(cfg, freq);
+		return 0;
+	}
+	if (tp_cfg_init(cfg, freq))
+		return 1;
+	cfg->flags |= KPROF_CFG_FREQ;
+	cfg->sample = freq;
+	if (tp_kprof_relax(&saved, 0) || tp_controller_off())
+		return -1;
+	return 0;
+}
+
+/*
  * kprof's own throttle knobs back to the default max rate, with @percent;
  * the old ones into @saved.  kprof's lowered max rate persists while it
  * stays loaded (as perf's sysctl does), and kprof refuses a frequency

@@ -13,6 +13,7 @@
 #ifndef KPROF_TESTPMU_H
 #define KPROF_TESTPMU_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/kprof.h>
 
@@ -40,6 +41,7 @@ int tp_log_since(const char *mark, char *out, size_t len);
 int tp_run(const char *cmd, char *out, size_t len);
 int tp_run_script(const char *args, char *out, size_t len);
 int tp_cfg_init(struct kprof_config *cfg, __u64 freq);
+int tp_freq_cfg_init(struct kprof_config *cfg, bool testpmu, __u64 freq);
 int tp_kprof_relax(struct kprof_throttle_config *saved, int percent);
 void tp_kprof_restore(const struct kprof_throttle_config *saved);
 

@@ -216,6 +216,7 @@ FIXTURE_VARIANT_ADD(dwarf, small_ring) {
 FIXTURE_SETUP(dwarf)
 {
 	struct kprof_config cfg, now;
+	int rc;
 
 	self->out_fd = -1;
 	KP_OPEN_OR_SKIP(self->fd);
@@ -223,19 +224,10 @@ FIXTURE_SETUP(dwarf)
 		SKIP(return, "needs CPUs 0 and 1 online");
 	if (kp_prog_path(self->prog, sizeof(self->prog), "stackpat"))
 		SKIP(return, "stackpat not built next to tests/module");
-	if (!variant->testpmu) {
-		kp_cfg_init(&cfg, FREQ);
-	} else {
-		struct kprof_throttle_config saved;
-
-		if (tp_cfg_init(&cfg, FREQ))
-			SKIP(return, "no %s (load it: tests/vm/run --testpmu)", TP_SYSFS);
-		cfg.flags |= KPROF_CFG_FREQ;
-		cfg.sample = FREQ;
-		/* As sample_test: the 8 KiB copies must not lower the rate. */
-		ASSERT_EQ(0, tp_kprof_relax(&saved, 0)) TH_LOG("%s", strerror(errno));
-		ASSERT_EQ(0, tp_controller_off());
-	}
+	rc = tp_freq_cfg_init(&cfg, variant->testpmu, FREQ);
+	if (rc > 0)
+		SKIP(return, "no %s (load it: tests/vm/run --testpmu)", TP_SYSFS);
+	ASSERT_EQ(0, rc) TH_LOG("relaxing the limits: %s", strerror(errno));
 	kp_cfg_add_cpu(&cfg, 0);
 	kp_cfg_add_cpu(&cfg, 1);
 	cfg.flags |= KPROF_CFG_CALLCHAIN_KERNEL | KPROF_CFG_CALLCHAIN_DWARF;

@@ -326,6 +326,7 @@ FIXTURE_VARIANT_ADD(sample, sysloop_testpmu) {
 FIXTURE_SETUP(sample)
 {
 	struct kprof_config cfg;
+	int rc;
 
 	KP_OPEN_OR_SKIP(self->fd);
 	if (!kp_cpu_online(0) || !kp_cpu_online(1))
@@ -336,22 +337,10 @@ FIXTURE_SETUP(sample)
 		SKIP(return, "/proc/kallsyms has no usable _stext/_etext/do_syscall_64 (kptr_restrict?)");
 	kp_stop(self->fd);
 
-	if (!variant->testpmu) {
-		kp_cfg_init(&cfg, FREQ);
-	} else {
-		struct kprof_throttle_config saved;
-
-		if (tp_cfg_init(&cfg, FREQ))
-			SKIP(return, "no %s (load it: tests/vm/run --testpmu)", TP_SYSFS);
-		cfg.flags |= KPROF_CFG_FREQ;
-		cfg.sample = FREQ;
-		/*
-		 * The variants before lowered kprof's max rate on TCG; and
-		 * both controllers off (see tp_controller_off()).
-		 */
-		ASSERT_EQ(0, tp_kprof_relax(&saved, 0)) TH_LOG("%s", strerror(errno));
-		ASSERT_EQ(0, tp_controller_off());
-	}
+	rc = tp_freq_cfg_init(&cfg, variant->testpmu, FREQ);
+	if (rc > 0)
+		SKIP(return, "no %s (load it: tests/vm/run --testpmu)", TP_SYSFS);
+	ASSERT_EQ(0, rc) TH_LOG("relaxing the limits: %s", strerror(errno));
 	kp_cfg_add_cpu(&cfg, 0);
 	kp_cfg_add_cpu(&cfg, 1);
 	cfg.flags |= KPROF_CFG_CALLCHAIN_KERNEL | KPROF_CFG_CALLCHAIN_USER;
