@@ -18,6 +18,7 @@
 #include "lib/capture/capture.h"
 #include "lib/capture/capture_check.h"
 #include "lib/util/print.h"
+#include "lib/stream/decode.h"
 #include "lib/stream/replay.h"
 #include "lib/stream/session.h"
 
@@ -111,6 +112,47 @@ static int replay_stats(struct replay *rp, uint32_t cpu, const void *data, size_
 	memcpy(&rp->stats[cpu], data, len < sizeof(*ns) ? len : sizeof(*ns));
 	rp->stats[cpu].size = sizeof(*ns);
 	return 0;
+}
+
+/*
+ * Pass 0: how late the capture's records come, in ns: the most a record's
+ * time lies before the newest of the records ahead of it in the file.  The
+ * recorder reads every CPU each round, so records come within a round of
+ * each other; but a CPU that stops between stamping its records and
+ * publishing them (an emulated CPU waiting for its turn on the host's
+ * emulator thread) hands them over rounds later.  -i holds records that
+ * long (WINDOW_NS at least), so that it prints them in time order, as
+ * perf script sorts a file; pass 2 rejects what this pass skips.
+ */
+static uint64_t replay_lateness(struct replay *rp)
+{
+	struct decode_stats st = { 0 };
+	uint64_t newest = 0, late = 0;
+	uint32_t type, arg;
+	struct kp_record r;
+	const void *data;
+	size_t len, pos;
+
+	while (capture__next(rp->r, &type, &arg, &data, &len) > 0) {
+		if (type != KPCAP_RECORDS)
+			continue;
+		for (pos = 0; len - pos >= sizeof(struct kprof_record_header);) {
+			const struct kprof_record_header *h =
+				(const void *)((const char *)data + pos);
+
+			if (h->size < sizeof(*h) || h->size % 8 || h->size > len - pos)
+				break;
+			if (!decode__record(h, h->size, arg, &r, &st)) {
+				if (r.time > newest)
+					newest = r.time;
+				else if (newest - r.time > late)
+					late = newest - r.time;
+			}
+			pos += h->size;
+		}
+		capture__done(rp->r, data, len);
+	}
+	return late;
 }
 
 /* Pass 1: everything but the records. */
@@ -285,6 +327,7 @@ int record__replay_filtered(const char *path, struct output *out, int pid,
 	struct replay rp = { .path = path, .pid_given = !!pid };
 	struct out_summary sum = { 0 };
 	int status = 1;
+	uint64_t late;
 
 	rp.so.out = out;
 	rp.so.window_ns = WINDOW_NS;
@@ -297,6 +340,11 @@ int record__replay_filtered(const char *path, struct output *out, int pid,
 	rp.r = capture__open(path);
 	if (!rp.r)
 		return 1;
+	late = replay_lateness(&rp);
+	if (late >= rp.so.window_ns)
+		rp.so.window_ns = late + 1;
+	if (capture__rewind(rp.r))
+		goto out;
 	rp.s = session__new(&rp.so, NULL);
 	if (!rp.s || replay_metadata(&rp, event, event_len) < 0 || replay_records(&rp) < 0)
 		goto out;
