@@ -40,9 +40,9 @@
  *	MMAP		PERF_RECORD_MMAP2 with the build-id (misc
  *			PERF_RECORD_MISC_MMAP_BUILD_ID) when the capture has
  *			one; /proc/PID/maps snapshot lines at time 0.  With
- *			it, one more per segment of the file when the file is
- *			here (convert_perf_maps.c: perf's unwinder reads the
- *			CFI through them).
+ *			DWARF samples, one more per segment of the file when
+ *			the file is here (convert_perf_maps.c: perf's unwinder
+ *			reads the CFI through them).
  *	FORK		PERF_RECORD_FORK (tid = pid, ptid = ppid).
  *	EXEC		no record: perf has none that ends a process's maps;
  *			the MMAP2s of the new image replace the old ones
@@ -81,8 +81,18 @@ static int write_pev(struct perf_out *p, struct perf_maps *maps, const struct pe
 {
 	struct sample_id id = { .pid = e->pid, .tid = e->pid, .time = e->time };
 
-	if (e->type == PEV_MMAP)
-		return perf_maps__write(maps, p, e);
+	if (e->type == PEV_MMAP) {
+		/*
+		 * Every segment only for perf's unwinder (DWARF samples):
+		 * otherwise the executable map alone, as perf record maps
+		 * (a data segment mapped would name a frame-pointer walk's
+		 * stray address that kprofcat and perf record leave unknown).
+		 */
+		if (p->attr.sample_type & PERF_SAMPLE_STACK_USER)
+			return perf_maps__write(maps, p, e);
+		perf_out__mmap2(p, e, e->start, e->len, e->pgoff, PROT_READ | PROT_EXEC);
+		return 0;
+	}
 	if (e->type == PEV_FORK) {
 		struct { uint32_t pid, ppid, tid, ptid; uint64_t time; } fk = {
 			.pid = e->pid, .ppid = e->ppid, .tid = e->pid, .ptid = e->ppid,
