@@ -440,4 +440,39 @@ TEST(merge_bounds_what_it_holds)
 	merge__free(m);
 }
 
+/*
+ * Records held by reference come out in the same order, from where they
+ * lie, and the lowest one held says how much of their buffer is done.
+ */
+TEST(merge_holds_records_by_reference)
+{
+	unsigned char buf[4][64];
+	static const uint64_t times[] = { 30, 10, 20, 40 };
+	struct merge *m = merge__new(15, 1000);
+	struct collected c = { 0 };
+	unsigned int i;
+
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(NULL, merge__lowest_ref(m));
+	for (i = 0; i < 4; i++) {
+		size_t n = synth_lost(buf[i], times[i], 1);
+
+		/* CPU 0 gets 30 then 10 (the heap), CPU 1 20 and 40. */
+		ASSERT_EQ(0, merge__push_ref(m, times[i], i / 2, buf[i], n));
+	}
+	EXPECT_EQ((const void *)buf[0], merge__lowest_ref(m));
+	/* Newest 40: 10 and 20 leave; 30 (buf[0]) and 40 stay. */
+	ASSERT_EQ(0, merge__flush(m, 0, collect, &c));
+	ASSERT_EQ(2, c.n);
+	EXPECT_EQ(10, c.times[0]);
+	EXPECT_EQ(20, c.times[1]);
+	EXPECT_EQ((const void *)buf[0], merge__lowest_ref(m));
+	ASSERT_EQ(0, merge__flush(m, 1, collect, &c));
+	ASSERT_EQ(4, c.n);
+	EXPECT_EQ(30, c.times[2]);
+	EXPECT_EQ(40, c.times[3]);
+	EXPECT_EQ(NULL, merge__lowest_ref(m));
+	merge__free(m);
+}
+
 TEST_HARNESS_MAIN

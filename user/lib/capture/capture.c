@@ -29,9 +29,10 @@ struct capture_writer {
 };
 
 /*
- * RECORDS payloads, the bulk of a capture, are read in place from the
- * mapped file; section headers and the other payloads with pread(), so
- * that a pass over the metadata maps none of the records in.
+ * Payloads are read in place from the mapped file (kallsyms' megabytes
+ * are parsed from there, the records unwound there); section headers
+ * with pread(), so that a pass over the metadata maps none of the
+ * records in.
  */
 struct capture_reader {
 	char *path;
@@ -40,8 +41,6 @@ struct capture_reader {
 	size_t size, pos;
 	size_t start;		/* of the first section */
 	size_t done;		/* bytes before it are released */
-	unsigned char *buf;	/* the last non-RECORDS payload */
-	size_t cap;
 	char writer[17];
 	struct capture_cut cut;	/* where the file ends short of END */
 };
@@ -279,7 +278,6 @@ void capture__close_reader(struct capture_reader *r)
 		munmap((void *)r->map, r->size);
 	if (r->fd >= 0)
 		close(r->fd);
-	free(r->buf);
 	free(r->path);
 	free(r);
 }
@@ -295,9 +293,6 @@ int capture__rewind(struct capture_reader *r)
 	memset(&r->cut, 0, sizeof(r->cut));
 	/* What the pass before read is dropped too. */
 	madvise((void *)r->map, r->size, MADV_DONTNEED);
-	free(r->buf);
-	r->buf = NULL;
-	r->cap = 0;
 	r->done = 0;
 	return 0;
 }
@@ -355,23 +350,7 @@ int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
 	*type = s.type;
 	*arg = s.arg;
 	*len = s.size;
-	if (s.type == KPCAP_RECORDS) {
-		*data = r->map + r->pos + sizeof(s);
-	} else {
-		if (s.size + 1 > r->cap) {
-			unsigned char *b = realloc(r->buf, s.size + 1);
-
-			if (!b)
-				return -ENOMEM;
-			r->buf = b;
-			r->cap = s.size + 1;
-		}
-		if (pread(r->fd, r->buf, s.size, r->pos + sizeof(s)) != (ssize_t)s.size) {
-			p_err("reading capture file %s failed: %s", r->path, strerror(errno));
-			return -EIO;
-		}
-		*data = r->buf;
-	}
+	*data = r->map + r->pos + sizeof(s);
 	r->pos += sizeof(s) + (padded < left ? padded : left);
 	return 1;
 }

@@ -122,9 +122,8 @@ void capture__close_reader(struct capture_reader *r);
 int capture__rewind(struct capture_reader *r);
 /*
  * Next section: 1 and TYPE/ARG/DATA/LEN, 0 at END or where the file was
- * cut short (capture__cut() tells which), -errno when reading fails.  A
- * RECORDS section's DATA points into the mapped file, valid until the
- * reader is closed; any other's is a copy, valid until the next call.  A
+ * cut short (capture__cut() tells which), -errno when reading fails.
+ * DATA points into the mapped file, valid until the reader is closed.  A
  * RECORDS section the file ends in comes with the bytes that are there
  * (LEN short of its size): its last record may be partial.
  */

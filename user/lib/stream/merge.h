@@ -22,11 +22,22 @@ void merge__free(struct merge *m);
 int merge__push(struct merge *m, uint64_t time, unsigned int cpu,
 		const void *rec, size_t len);
 /*
+ * Hold REC without a copy (a mapped capture's record): it must stay
+ * readable until FN has been given it.  -ENOMEM.
+ */
+int merge__push_ref(struct merge *m, uint64_t time, unsigned int cpu,
+		    const void *rec, size_t len);
+/*
  * Release, oldest first, the records that fall out of the window (ALL:
  * every record).  Stops at and returns FN's first non-zero result.
  */
 int merge__flush(struct merge *m, int all, merge_fn fn, void *ctx);
 uint64_t merge__misordered(const struct merge *m);
 size_t merge__held(const struct merge *m);
+/*
+ * The lowest address of the records held by reference, NULL without any
+ * (what lies below it in a mapped capture is no longer needed).
+ */
+const void *merge__lowest_ref(const struct merge *m);
 
 #endif

@@ -239,7 +239,7 @@ static int replay_section(struct replay *rp, unsigned int cpu, const unsigned ch
 			reject(rp, cpu, h, why);
 		} else {
 			rp->chk.records++;
-			ret = session__record(rp->s, cpu, h, h->size);
+			ret = session__record_ref(rp->s, cpu, h, h->size);
 			if (ret && ret != -EBADMSG)
 				return ret;
 		}
@@ -259,7 +259,7 @@ static int replay_records(struct replay *rp)
 {
 	struct capture_cut cut;
 	uint32_t type, arg;
-	const void *data;
+	const void *data, *low;
 	size_t len;
 	int ret;
 
@@ -273,8 +273,12 @@ static int replay_records(struct replay *rp)
 		ret = replay_section(rp, arg, data, len, capture__cut(rp->r, &cut));
 		if (ret)
 			return ret;
-		/* Its records are copied into the reordering window by now. */
-		capture__done(rp->r, data, len);
+		/* The window holds records in place: the file is done up to the oldest. */
+		low = session__lowest_held(rp->s);
+		if (low)
+			capture__done(rp->r, low, 0);
+		else
+			capture__done(rp->r, data, len);
 	}
 	return ret ? ret : session__flush(rp->s, 1);
 }

@@ -169,7 +169,7 @@ static void first_sight(struct session *s, const struct kp_sample *smp)
 	}
 }
 
-int session__record(struct session *s, unsigned int cpu, const void *rec, size_t len)
+static int record(struct session *s, unsigned int cpu, const void *rec, size_t len, int ref)
 {
 	struct kp_record r;
 	int ret;
@@ -179,7 +179,24 @@ int session__record(struct session *s, unsigned int cpu, const void *rec, size_t
 		return ret < 0 ? ret : 0;
 	if (r.type == KPROF_RECORD_SAMPLE && s->o.proc_fallback)
 		first_sight(s, &r.sample);
+	if (ref)
+		return merge__push_ref(s->merge, r.time, cpu, rec, len);
 	return merge__push(s->merge, r.time, cpu, rec, len);
+}
+
+int session__record(struct session *s, unsigned int cpu, const void *rec, size_t len)
+{
+	return record(s, cpu, rec, len, 0);
+}
+
+int session__record_ref(struct session *s, unsigned int cpu, const void *rec, size_t len)
+{
+	return record(s, cpu, rec, len, 1);
+}
+
+const void *session__lowest_held(const struct session *s)
+{
+	return merge__lowest_ref(s->merge);
 }
 
 /*

@@ -65,6 +65,13 @@ int session__pev(void *s, const struct pev *e);
  * (-EBADMSG returned so the caller may say where).
  */
 int session__record(struct session *s, unsigned int cpu, const void *rec, size_t len);
+/*
+ * The same for a record that stays readable until it is emitted (a mapped
+ * capture's): held without a copy.
+ */
+int session__record_ref(struct session *s, unsigned int cpu, const void *rec, size_t len);
+/* The lowest address of the records session__record_ref() holds, or NULL. */
+const void *session__lowest_held(const struct session *s);
 /* Emit what fell out of the reordering window (ALL: everything). */
 int session__flush(struct session *s, int all);
 const struct decode_stats *session__decode_stats(const struct session *s);

@@ -2,19 +2,18 @@
 /*
  * debuginfod.c - a libdebuginfod client with a bounded wait (debuginfod.h).
  *
- * kprofcat links libdebuginfod (-ldebuginfod), as perf does
- * (HAVE_DEBUGINFOD_SUPPORT in tools/perf: build-id.c calls
- * debuginfod_find_debuginfo() directly) and as debuginfod-find and gdb do:
- * a missing library fails at start, where a dlopen() that failed would
- * leave frames unnamed with DEBUGINFOD_URLS set.  elfutils' own libdwfl
- * dlopen()s it instead, so that libdw's users do not all load libcurl.
- * That is the price here: every run loads libcurl and GnuTLS, set or
- * unset (measured on Debian 12: about 3 ms more to start, 6 MB more RSS).
+ * libdebuginfod is dlopen()ed on the first query, as elfutils' libdwfl
+ * does, so that a run without DEBUGINFOD_URLS (or whose symbols are all
+ * local) does not load libcurl, GnuTLS and their twenty libraries (on
+ * Debian 12 they cost every run about 3 ms to start and 6 MB of RSS).
+ * The package depends on it all the same; a missing library is the one
+ * warning below, naming it, and the frames stay [unknown].
  *
  * The client (debuginfod_begin()) is made on the first query.  Its
  * progress callback, called by libdebuginfod at least once a second while
  * a query runs, aborts the query once its deadline has passed.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +26,24 @@
 #include "lib/symbols/debuginfod.h"
 #include "lib/util/print.h"
 
+#define LIBDEBUGINFOD	"libdebuginfod.so.1"
+
+/* The library's functions kprofcat calls, from dlsym(). */
+struct libdebuginfod {
+	void *handle;
+	debuginfod_client *(*begin)(void);
+	void (*end)(debuginfod_client *client);
+	void (*set_user_data)(debuginfod_client *client, void *data);
+	void (*set_progressfn)(debuginfod_client *client, debuginfod_progressfn_t fn);
+	int (*find_debuginfo)(debuginfod_client *client, const unsigned char *bid,
+			      int len, char **path);
+};
+
+/* The progress callback's way back to its client, set with the library. */
+static void *(*get_user_data)(debuginfod_client *client);
+
 struct debuginfod {
+	struct libdebuginfod lib;	/* loaded with the client */
 	debuginfod_client *client;	/* NULL until the first query */
 	char *urls;			/* DEBUGINFOD_URLS, for the warning */
 	int timeout;			/* seconds, per query */
@@ -84,7 +100,9 @@ void debuginfod__free(struct debuginfod *c)
 	if (!c)
 		return;
 	if (c->client)
-		debuginfod_end(c->client);
+		c->lib.end(c->client);
+	if (c->lib.handle)
+		dlclose(c->lib.handle);
 	free(c->urls);
 	free(c);
 }
@@ -92,7 +110,7 @@ void debuginfod__free(struct debuginfod *c)
 /* Nonzero: libdebuginfod ends the query (debuginfod_set_progressfn(3)). */
 static int progress(debuginfod_client *client, long done, long total)
 {
-	struct debuginfod *c = debuginfod_get_user_data(client);
+	struct debuginfod *c = get_user_data(client);
 
 	(void)done;
 	(void)total;
@@ -102,15 +120,40 @@ static int progress(debuginfod_client *client, long done, long total)
 	return 1;
 }
 
+/* LIBDEBUGINFOD's functions into L: 0, or -ENOENT after a warning. */
+static int lib_load(struct libdebuginfod *l)
+{
+	l->handle = dlopen(LIBDEBUGINFOD, RTLD_NOW | RTLD_LOCAL);
+	if (l->handle) {
+		l->begin = dlsym(l->handle, "debuginfod_begin");
+		l->end = dlsym(l->handle, "debuginfod_end");
+		l->set_user_data = dlsym(l->handle, "debuginfod_set_user_data");
+		get_user_data = dlsym(l->handle, "debuginfod_get_user_data");
+		l->set_progressfn = dlsym(l->handle, "debuginfod_set_progressfn");
+		l->find_debuginfo = dlsym(l->handle, "debuginfod_find_debuginfo");
+		if (l->begin && l->end && l->set_user_data && get_user_data &&
+		    l->set_progressfn && l->find_debuginfo)
+			return 0;
+	}
+	p_warn("debuginfod: DEBUGINFOD_URLS is set but %s cannot be used (%s): frames of DSOs without local debug symbols stay [unknown] (install libdebuginfod1, or unset DEBUGINFOD_URLS)",
+	       LIBDEBUGINFOD, dlerror());
+	if (l->handle)
+		dlclose(l->handle);
+	l->handle = NULL;
+	return -ENOENT;
+}
+
 static int client_begin(struct debuginfod *c)
 {
 	if (c->client)
 		return 0;
-	c->client = debuginfod_begin();
+	if (!c->lib.handle && lib_load(&c->lib))
+		return -ENOENT;
+	c->client = c->lib.begin();
 	if (!c->client)
 		return -ENOMEM;
-	debuginfod_set_user_data(c->client, c);
-	debuginfod_set_progressfn(c->client, progress);
+	c->lib.set_user_data(c->client, c);
+	c->lib.set_progressfn(c->client, progress);
 	return 0;
 }
 
@@ -135,13 +178,17 @@ int debuginfod__find(struct debuginfod *c, const unsigned char *bid, size_t len,
 	if (!c || c->gave_up || !len)
 		return -ENOENT;
 	err = client_begin(c);
+	if (err == -ENOENT) {	/* no library: warned already */
+		c->gave_up = 1;
+		return -ENOENT;
+	}
 	if (err) {
 		give_up(c, -err);
 		return -ENOENT;
 	}
 	c->timed_out = 0;
 	c->deadline = now() + c->timeout;
-	fd = debuginfod_find_debuginfo(c->client, bid, len, &found);
+	fd = c->lib.find_debuginfo(c->client, bid, len, &found);
 	if (fd < 0) {
 		free(found);
 		/* "Not found" is an answer: other DSOs may still be there. */

@@ -19,9 +19,11 @@
 #include "lib/symbols/symtab.h"
 
 #define KERNEL_DSO	"[kernel.kallsyms]"
+/* Longer names are cut (KSYM_NAME_LEN is 512 with its NUL). */
+#define KSYM_NAME_MAX	511
 
 struct ksyms {
-	char *text;
+	char *text;		/* what ksyms__load() read; NULL from ksyms__new() */
 	size_t len;
 	struct symtab *tab;
 	/* Per symbol of TAB (its name cut before "\t[module]"): the DSO. */
@@ -37,20 +39,27 @@ static int ksym_binding(char type)
 	return type >= 'A' && type <= 'Z' ? STB_GLOBAL : STB_LOCAL;
 }
 
+/* Hex digit values, 16 for anything else. */
+static unsigned char hexval[256];
+
+static void hexval_init(void)
+{
+	unsigned int c;
+
+	if (hexval['1'])
+		return;
+	for (c = 0; c < 256; c++)
+		hexval[c] = c >= '0' && c <= '9' ? c - '0' :
+			    (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : 16;
+}
+
 /* strtoull(S, END, 16) for kallsyms' fixed-width addresses, up to LIMIT. */
 static unsigned long long parse_hex(const char *s, const char *limit, const char **end)
 {
 	unsigned long long v = 0;
 
-	for (; s < limit; s++) {
-		int lc = *s | 0x20;
-		unsigned int d = *s >= '0' && *s <= '9' ? *s - '0' :
-				 lc >= 'a' && lc <= 'f' ? lc - 'a' + 10 : 16;
-
-		if (d > 15)
-			break;
-		v = v << 4 | d;
-	}
+	for (; s < limit && hexval[(unsigned char)*s] < 16; s++)
+		v = v << 4 | hexval[(unsigned char)*s];
 	*end = s;
 	return v;
 }
@@ -72,31 +81,29 @@ static int ksyms_split(struct ksyms *k)
 	return 0;
 }
 
-/*
- * As perf 6.1 loads kallsyms: every T/W/D/B symbol (either case) in file
- * order with size zero, symbols__fixup_end() (kallsyms flavour), then
- * symbols__fixup_duplicate().
- */
-struct ksyms *ksyms__new(const char *text, size_t len)
+/* symbol_type__filter(): the types perf keeps, in either case. */
+static int kept_type(char type)
 {
-	struct ksyms *k = calloc(1, sizeof(*k));
-	size_t seen = 0;
-	const char *p, *end;
+	switch (type & ~0x20) {
+	case 'T': case 'W': case 'D': case 'B':
+		return 1;
+	}
+	return 0;
+}
 
-	if (!k)
-		return NULL;
-	k->text = malloc(len + 1);
-	k->tab = symtab__new();
-	if (!k->text || !k->tab)
-		goto fail;
-	memcpy(k->text, text, len);
-	k->text[len] = '\0';
-	k->len = len;
+/* The kept symbols of TEXT into K's table, in file order; -ENOMEM. */
+static int ksyms_parse(struct ksyms *k, const char *text, size_t len)
+{
+	const char *p, *end = text + len;
+	size_t seen = 0;
+
+	hexval_init();
+	/* A line holds an address, a type and a name: 12 bytes at least. */
+	if (symtab__reserve(k->tab, len / 12 + 1, len))
+		return -ENOMEM;
 	k->hidden = 1;
-	end = k->text + len;
-	for (p = k->text; p < end; ) {
+	for (p = text; p < end; ) {
 		const char *nl = memchr(p, '\n', end - p), *line = p, *e;
-		char name[512], type;
 		unsigned long long addr;
 		size_t n;
 
@@ -106,24 +113,36 @@ struct ksyms *ksyms__new(const char *text, size_t len)
 		addr = parse_hex(line, nl, &e);
 		if (e == line || *e != ' ' || e + 3 > nl || e[2] != ' ')
 			continue;
-		type = e[1];
 		seen++;
 		if (addr)
 			k->hidden = 0;
-		/* symbol_type__filter(); '$' names are ARM mapping symbols. */
-		if (!(type & ~0x20) || !strchr("TWDB", type & ~0x20) || e[3] == '$')
+		/* '$' names are ARM mapping symbols. */
+		if (!kept_type(e[1]) || e[3] == '$')
 			continue;
 		n = nl - (e + 3);
-		if (n >= sizeof(name))
-			n = sizeof(name) - 1;
-		memcpy(name, e + 3, n);
-		name[n] = '\0';
-		if (symtab__add(k->tab, addr, 0, ksym_binding(type), name))
-			goto fail;
+		if (n > KSYM_NAME_MAX)
+			n = KSYM_NAME_MAX;
+		if (symtab__add_len(k->tab, addr, 0, ksym_binding(e[1]), e + 3, n))
+			return -ENOMEM;
 	}
 	if (!seen)
 		k->hidden = 0;
-	if (symtab__commit(k->tab) < 0)
+	return 0;
+}
+
+/*
+ * As perf 6.1 loads kallsyms: every T/W/D/B symbol (either case) in file
+ * order with size zero, symbols__fixup_end() (kallsyms flavour), then
+ * symbols__fixup_duplicate().
+ */
+struct ksyms *ksyms__new(const char *text, size_t len)
+{
+	struct ksyms *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return NULL;
+	k->tab = symtab__new();
+	if (!k->tab || ksyms_parse(k, text, len) || symtab__commit(k->tab) < 0)
 		goto fail;
 	symtab__fixup_end(k->tab, 1);
 	symtab__fixup_duplicate(k->tab);
@@ -166,8 +185,14 @@ struct ksyms *ksyms__load(const char *path)
 	}
 	fclose(f);
 	k = ksyms__new(buf, len);
-	free(buf);
-	if (k && k->hidden) {
+	if (!k) {
+		free(buf);
+		return NULL;
+	}
+	/* Kept for ksyms__text(): a live run saves it in its capture. */
+	k->text = buf;
+	k->len = len;
+	if (k->hidden) {
 		FILE *kr = fopen("/proc/sys/kernel/kptr_restrict", "r");
 		int val = -1;
 
@@ -214,5 +239,5 @@ int ksyms__resolve(const struct ksyms *k, uint64_t addr, const char **name,
 const char *ksyms__text(const struct ksyms *k, size_t *len)
 {
 	*len = k->len;
-	return k->text;
+	return k->text ? k->text : "";
 }

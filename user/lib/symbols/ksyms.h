@@ -11,7 +11,7 @@
 
 struct ksyms;
 
-/* Parse kallsyms text (copied).  NULL on -ENOMEM only. */
+/* Parse kallsyms text (not kept).  NULL on -ENOMEM only. */
 struct ksyms *ksyms__new(const char *text, size_t len);
 /*
  * Read PATH (normally /proc/kallsyms); warns, as perf does, when
@@ -27,7 +27,7 @@ void ksyms__free(struct ksyms *k);
  */
 int ksyms__resolve(const struct ksyms *k, uint64_t addr, const char **name,
 		   uint64_t *off, const char **dso);
-/* The text parsed, for saving in a capture. */
+/* The text ksyms__load() read, for saving in a capture ("" otherwise). */
 const char *ksyms__text(const struct ksyms *k, size_t *len);
 
 #endif

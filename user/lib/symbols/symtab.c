@@ -52,25 +52,39 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-int symtab__add(struct symtab *t, uint64_t start, uint64_t size, int binding,
-		const char *name)
+int symtab__reserve(struct symtab *t, size_t nr, size_t names)
 {
-	size_t len = strlen(name) + 1;
+	if (grow((void **)&t->batch, &t->batch_cap, t->nbatch + nr, sizeof(*t->batch)) ||
+	    grow((void **)&t->names, &t->names_cap, t->names_len + names, 1))
+		return -ENOMEM;
+	return 0;
+}
+
+int symtab__add_len(struct symtab *t, uint64_t start, uint64_t size, int binding,
+		    const char *name, size_t len)
+{
 	struct symtab_sym *s;
 
 	if (grow((void **)&t->batch, &t->batch_cap, t->nbatch + 1, sizeof(*t->batch)) ||
-	    grow((void **)&t->names, &t->names_cap, t->names_len + len, 1) ||
-	    t->names_len + len > UINT32_MAX)
+	    grow((void **)&t->names, &t->names_cap, t->names_len + len + 1, 1) ||
+	    t->names_len + len + 1 > UINT32_MAX)
 		return -ENOMEM;
 	memcpy(t->names + t->names_len, name, len);
+	t->names[t->names_len + len] = '\0';
 	s = &t->batch[t->nbatch++];
 	s->start = start;
 	/* symbol__new(): a symbol of size zero ends where it starts. */
 	s->end = start + size;
 	s->name = t->names_len;
 	s->binding = binding;
-	t->names_len += len;
+	t->names_len += len + 1;
 	return 0;
+}
+
+int symtab__add(struct symtab *t, uint64_t start, uint64_t size, int binding,
+		const char *name)
+{
+	return symtab__add_len(t, start, size, binding, name, strlen(name));
 }
 
 static int by_start(const void *a, const void *b)
@@ -88,13 +102,20 @@ int symtab__commit(struct symtab *t)
 	size_t i = t->nr, j = t->nbatch, k = t->nr + t->nbatch;
 	int n = t->nbatch;
 
-	if (grow((void **)&t->syms, &t->cap, k, sizeof(*t->syms)))
-		return -ENOMEM;
 	/* kallsyms and most symbol tables come sorted already. */
 	for (j = 1; j < t->nbatch && t->batch[j - 1].start <= t->batch[j].start; j++)
 		;
 	if (j < t->nbatch)
 		qsort(t->batch, t->nbatch, sizeof(*t->batch), by_start);
+	if (!t->nr) {		/* the first batch is the table: no copy */
+		free(t->syms);
+		t->syms = t->batch;
+		t->cap = t->batch_cap;
+		t->nr = t->nbatch;
+		goto done;
+	}
+	if (grow((void **)&t->syms, &t->cap, k, sizeof(*t->syms)))
+		return -ENOMEM;
 	j = t->nbatch;
 	/* Merge from the end; on equal starts the table's symbols go first. */
 	while (j) {
@@ -104,8 +125,9 @@ int symtab__commit(struct symtab *t)
 			t->syms[--k] = t->batch[--j];
 	}
 	t->nr += t->nbatch;
-	t->nbatch = 0;
 	free(t->batch);
+done:
+	t->nbatch = 0;
 	t->batch = NULL;
 	t->batch_cap = 0;
 	return n;
@@ -118,15 +140,18 @@ static uint64_t page_after(uint64_t x)
 
 void symtab__fixup_end(struct symtab *t, int kallsyms)
 {
+	int prev_mod, curr_mod = kallsyms && t->nr && strchr(t->names + t->syms[0].name, '[');
 	size_t i;
 
 	for (i = 1; i < t->nr; i++) {
 		struct symtab_sym *prev = &t->syms[i - 1], *curr = &t->syms[i];
 
+		/* Each name looked at once: kallsyms has a hundred thousand. */
+		prev_mod = curr_mod;
+		curr_mod = kallsyms && strchr(t->names + curr->name, '[');
 		if (prev->end != prev->start)
 			continue;
-		if (kallsyms && !strchr(t->names + prev->name, '[') !=
-				!strchr(t->names + curr->name, '['))
+		if (prev_mod != curr_mod)
 			prev->end = ((prev->end + 4096 + 4095) & ~4095ULL);
 		else
 			prev->end = curr->start;

@@ -41,6 +41,14 @@ void symtab__free(struct symtab *t);
 /* Queue one symbol of the next batch (NAME is copied).  -ENOMEM. */
 int symtab__add(struct symtab *t, uint64_t start, uint64_t size, int binding,
 		const char *name);
+/* The same for the LEN bytes at NAME (no NUL needed). */
+int symtab__add_len(struct symtab *t, uint64_t start, uint64_t size, int binding,
+		    const char *name, size_t len);
+/*
+ * Room for a batch of NR symbols of NAMES bytes (NULs included) in all,
+ * so that a big one (kallsyms) is not copied as it grows.  -ENOMEM.
+ */
+int symtab__reserve(struct symtab *t, size_t nr, size_t names);
 /* Insert the queued batch; returns how many it held, or -ENOMEM. */
 int symtab__commit(struct symtab *t);
 /* KALLSYMS: perf's kallsyms rule at module boundaries (names hold '['). */
