@@ -11,9 +11,10 @@
  * the frame lines must be perf script's for at least 99.5% of samples,
  * and most chains must reach the program's entry, libc's
  * __libc_start_call_main (with unwinding off a chain is its first frame
- * alone, and both fail).  perf script runs with --no-inline: kprofcat
- * does not print inline frames (in any mode), which perf reads from debug
- * info such as libc6-dbg's.  The same recordings check the other
+ * alone, and both fail): kprofcat -i against perf script as it is, with
+ * the inline frames both read from debug info such as libc6-dbg's, and
+ * kprofcat --no-inline against perf script --no-inline.  The same
+ * recordings check the other
  * readers of a DWARF capture: perf script on `kprofcat convert
  * --to-perf-data`'s file, and every output.  The workloads, the
  * recording and the comparison are tests/lib/dwarf_rec.c's.
@@ -66,15 +67,15 @@ FIXTURE_TEARDOWN(dwarf)
 }
 
 /*
- * perf script --no-inline of the recording against the frames in A (a
- * file of DIR), sample for sample, logged with WHAT the agreement means.
+ * perf script OPTS of the recording against the frames in A (a file of
+ * DIR), sample for sample, logged with WHAT the agreement means.
  */
 static void compare(struct __test_metadata *_metadata, const char *dir,
-		    const struct dwarf_workload *w, const char *a, const char *what,
-		    struct dwarf_cmp *c)
+		    const struct dwarf_workload *w, const char *opts, const char *a,
+		    const char *what, struct dwarf_cmp *c)
 {
-	ASSERT_EQ(0, cmd_run("perf script --no-inline -i %s/perf.data >%s/p.txt 2>/dev/null",
-			     dir, dir));
+	ASSERT_EQ(0, cmd_run("perf script %s -i %s/perf.data >%s/p.txt 2>/dev/null",
+			     opts, dir, dir));
 	ASSERT_EQ(0, dwarf_compare(dir, a, "p.txt", c));
 	TH_LOG("%s: %llu samples, %llu (%.2f%%) %s, %llu (%.1f%%) reaching the entry",
 	       w->prog, c->samples, c->same, c->samples ? 100.0 * c->same / c->samples : 0,
@@ -91,7 +92,13 @@ TEST_F(dwarf, chains_are_perf_scripts)
 		SKIP(return, "%s", self->skip);
 	ASSERT_EQ(0, cmd_run("%s/kprofcat -i %s/c.kpcap >%s/k.txt 2>%s/k.err", user_dir, self->dir,
 			     self->dir, self->dir));
-	compare(_metadata, self->dir, variant->w, "k.txt", "with perf script's frames", &c);
+	compare(_metadata, self->dir, variant->w, "", "k.txt",
+		"with perf script's frames, inline frames included", &c);
+	EXPECT_GE(c.same * 1000, c.samples * 995);
+	ASSERT_EQ(0, cmd_run("%s/kprofcat --no-inline -i %s/c.kpcap >%s/k.txt 2>%s/k.err",
+			     user_dir, self->dir, self->dir, self->dir));
+	compare(_metadata, self->dir, variant->w, "--no-inline", "k.txt",
+		"with perf script --no-inline's frames", &c);
 	EXPECT_GE(c.same * 1000, c.samples * 995);
 }
 
@@ -114,7 +121,7 @@ TEST_F(dwarf, perf_script_unwinds_the_converted_file)
 			     self->dir));
 	ASSERT_EQ(0, cmd_run("perf script --no-inline -i %s/k.data >%s/c.txt 2>/dev/null",
 			     self->dir, self->dir));
-	compare(_metadata, self->dir, variant->w, "c.txt",
+	compare(_metadata, self->dir, variant->w, "--no-inline", "c.txt",
 		"unwound from the converted file as from the recording", &c);
 	EXPECT_EQ(c.samples, c.same);
 }

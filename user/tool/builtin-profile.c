@@ -97,6 +97,7 @@ static void usage(FILE *f)
 		"      --dso NAME         with --report: only samples whose leaf is in DSO NAME\n"
 		"      --stats            per-CPU counters; --json for JSON\n"
 		"      --no-demangle      print C++ symbols as mangled in the ELF file\n"
+		"      --no-inline        no inline frames in DWARF call chains (perf's --no-inline)\n"
 		"  -h, --help             this text\n"
 		"      --version          print kprofcat's version (the project's, as modinfo kprof.ko)\n"
 		"perf's verbs:\n"
@@ -110,7 +111,7 @@ enum {
 	OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_BUFFER_PAGES, OPT_WATERMARK,
 	OPT_FOLDED, OPT_WEIGHT, OPT_REPORT, OPT_STATS, OPT_JSON, OPT_NO_DEMANGLE,
 	OPT_VERSION, OPT_STRICT_FREQ, OPT_MAX_RATE, OPT_MAX_PERCENT, OPT_SEMANTICS,
-	OPT_FLAMEGRAPH,
+	OPT_FLAMEGRAPH, OPT_NO_INLINE,
 };
 
 static const struct option long_opts[] = {
@@ -135,6 +136,7 @@ static const struct option long_opts[] = {
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "strict-freq", no_argument, NULL, OPT_STRICT_FREQ },
@@ -205,7 +207,7 @@ struct prof {
 	struct record_opts o;
 	unsigned long long freq, period;
 	enum format fmt;
-	int fmt_given, json, weight_period, callchain, no_demangle;
+	int fmt_given, json, weight_period, callchain, no_demangle, no_inline;
 	int event_sample, event_given, cpus_given;
 	const char *input;
 	const char *flame_path;	/* --flamegraph FILE */
@@ -436,6 +438,9 @@ static int opt_flag(struct prof *p, int opt, char *arg)
 	case OPT_NO_DEMANGLE:
 		p->no_demangle = 1;
 		break;
+	case OPT_NO_INLINE:
+		p->no_inline = 1;
+		break;
 	case OPT_STRICT_FREQ:
 		p->o.strict_freq = 1;
 		break;
@@ -500,6 +505,7 @@ static const struct opt_handler {
 	{ OPT_WEIGHT, opt_weight, NULL },
 	{ OPT_JSON, opt_flag, NULL },
 	{ OPT_NO_DEMANGLE, opt_flag, NULL },
+	{ OPT_NO_INLINE, opt_flag, NULL },
 	{ OPT_STRICT_FREQ, opt_flag, "--strict-freq" },
 	{ 'q', opt_flag, NULL },
 	{ OPT_MAX_RATE, opt_flag, "--max-sample-rate" },
@@ -671,6 +677,7 @@ static struct output *prof_output(struct prof *p, const char *event_name)
 		return NULL;
 	}
 	out->no_demangle = p->no_demangle;
+	out->inlines = !p->no_inline;
 	return out;
 }
 

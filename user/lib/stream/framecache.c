@@ -19,12 +19,15 @@ struct entry {
 	uint64_t addr;
 	uint32_t pid, gen;	/* gen 0: free slot */
 	uint64_t since;		/* F holds for samples from this time on */
+	uint32_t inl;		/* the answer with inline frames (framecache__user()) */
+	uint32_t nr;		/* frames: F alone (1), else MORE[NR] */
+	const struct out_frame *more;	/* in the arena */
 	struct out_frame f;
 };
 
 struct symkey {
 	const char *sym, *dso;
-	uint32_t kernel, id;
+	uint32_t kind, id;	/* kernel | inlined << 1 */
 	int used;
 };
 
@@ -142,8 +145,11 @@ static char *arena_alloc(struct framecache *c, size_t len)
 	return chunk_alloc(&c->chunks, &c->bytes, len);
 }
 
-/* The id of (SYM, DSO, KERNEL); names are the symbol tables' own strings. */
-static int sym_id(struct framecache *c, const char *sym, const char *dso, int kernel,
+/*
+ * The id of (SYM, DSO, KIND: kernel | inlined << 1); names are the symbol
+ * tables' (and inline.c's interned) own strings.
+ */
+static int sym_id(struct framecache *c, const char *sym, const char *dso, uint32_t kind,
 		  uint32_t *id)
 {
 	uint32_t i, mask;
@@ -159,7 +165,7 @@ static int sym_id(struct framecache *c, const char *sym, const char *dso, int ke
 
 			if (!k->used)
 				continue;
-			i = mix((uintptr_t)k->sym ^ mix((uintptr_t)k->dso + k->kernel)) &
+			i = mix((uintptr_t)k->sym ^ mix((uintptr_t)k->dso + k->kind)) &
 			    (ncap - 1);
 			while (nk[i].used)
 				i = (i + 1) & (ncap - 1);
@@ -170,23 +176,26 @@ static int sym_id(struct framecache *c, const char *sym, const char *dso, int ke
 		c->keys_cap = ncap;
 	}
 	mask = c->keys_cap - 1;
-	i = mix((uintptr_t)sym ^ mix((uintptr_t)dso + kernel)) & mask;
+	i = mix((uintptr_t)sym ^ mix((uintptr_t)dso + kind)) & mask;
 	while (c->keys[i].used) {
 		struct symkey *k = &c->keys[i];
 
-		if (k->sym == sym && k->dso == dso && k->kernel == (uint32_t)kernel) {
+		if (k->sym == sym && k->dso == dso && k->kind == kind) {
 			*id = k->id;
 			return 0;
 		}
 		i = (i + 1) & mask;
 	}
-	c->keys[i] = (struct symkey){ .sym = sym, .dso = dso, .kernel = kernel,
+	c->keys[i] = (struct symkey){ .sym = sym, .dso = dso, .kind = kind,
 				      .id = c->nr_ids++, .used = 1 };
 	*id = c->keys[i].id;
 	return 0;
 }
 
-/* "\t%16llx %s+0x%llx (%s)\n", or "[unknown]" without offset. */
+/*
+ * "\t%16llx %s+0x%llx (%s)\n", or "[unknown]" without offset; an inline
+ * frame "(inlined)" for the DSO (sample__fprintf_callchain()).
+ */
 static int make_line(struct framecache *c, struct out_frame *f)
 {
 	size_t sym_len = f->sym ? strlen(f->sym) : 0, dso_len = strlen(f->dso);
@@ -206,12 +215,16 @@ static int make_line(struct framecache *c, struct out_frame *f)
 	} else {
 		p = fmt_str(p, "[unknown]", 9);
 	}
-	p = fmt_str(p, " (", 2);
-	p = fmt_str(p, f->dso, dso_len);
-	p = fmt_str(p, ")\n", 2);
+	if (f->inlined) {
+		p = fmt_str(p, " (inlined)\n", 11);
+	} else {
+		p = fmt_str(p, " (", 2);
+		p = fmt_str(p, f->dso, dso_len);
+		p = fmt_str(p, ")\n", 2);
+	}
 	f->line = line;
 	f->line_len = p - line;
-	return sym_id(c, f->sym, f->dso, f->kernel, &f->sym_id);
+	return sym_id(c, f->sym, f->dso, f->kernel | f->inlined << 1, &f->sym_id);
 }
 
 void framecache__trim(struct framecache *c)
@@ -382,54 +395,105 @@ static struct entry *slot(struct framecache *c, uint32_t pid, uint64_t addr, int
 	return &c->tab[i];
 }
 
-static void fill_user(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
-		      struct out_frame *f, int *stable, uint64_t *since)
+static void fill_user(const struct usym *r, struct out_frame *f)
 {
-	struct usym r;
-
-	usyms__resolve(u, pid, time, addr, &r);
-	f->addr = r.addr;
+	f->addr = r->addr;
 	f->kernel = 0;
-	f->sym = r.name;
-	f->off = r.off;
-	f->dso = r.dso;
+	f->inlined = 0;
+	f->sym = r->name;
+	f->off = r->off;
+	f->dso = r->dso;
 	f->line = NULL;
 	f->line_len = 0;
-	*stable = r.stable;
-	*since = r.since;
 }
 
-int framecache__user(struct framecache *c, struct usyms *u, uint32_t pid, uint32_t gen,
-		     uint64_t time, uint64_t addr, struct out_frame *f, uint64_t *since)
+/*
+ * The frames of R in F (at most ROOM): with INL, one per name
+ * usyms__inlines() gives, the symbol's own where the name is its own,
+ * else R's alone.  How many, or -ENOMEM.
+ */
+static int make_frames(struct framecache *c, struct usyms *u, const struct usym *r, int inl,
+		       struct out_frame *f, unsigned int room)
 {
-	struct entry *e;
-	int found, stable;
+	const char *const *names;
+	unsigned int i, n = inl ? usyms__inlines(u, r, &names) : 0;
 
-	e = slot(c, pid, addr, &found);
-	if (e && found && e->gen == gen && time >= e->since) {
-		*f = e->f;
-		*since = e->since;
-		return 0;
+	if (!n) {
+		fill_user(r, f);
+		return make_line(c, f) ? -ENOMEM : 1;
 	}
-	fill_user(u, pid, time, addr, f, &stable, since);
-	if (make_line(c, f))
-		return -ENOMEM;
-	/*
-	 * Not kept: an answer a later sample may not share (several maps
-	 * over ADDR, or its one map made after this sample).
-	 */
-	if (!stable)
-		return 1;
-	/* (Generation 0, a pid without maps, marks free slots: not kept either.) */
-	if (!e || !gen)
-		return 0;
+	if (n > room)
+		n = room;
+	for (i = 0; i < n; i++) {
+		fill_user(r, &f[i]);
+		if (strcmp(names[i], r->name)) {
+			f[i].sym = names[i];
+			f[i].inlined = 1;
+		}
+		if (make_line(c, &f[i]))
+			return -ENOMEM;
+	}
+	return n;
+}
+
+/* Keep F[NR] in E for (PID, GEN, ADDR, INL); FOUND: E held another answer. */
+static void keep_user(struct framecache *c, struct entry *e, int found, uint32_t pid,
+		      uint32_t gen, uint64_t addr, int inl, uint64_t since,
+		      const struct out_frame *f, unsigned int nr)
+{
+	struct out_frame *more = NULL;
+
+	if (nr > 1) {
+		more = (struct out_frame *)arena_alloc(c, nr * sizeof(*f));
+		if (!more)
+			return;
+		memcpy(more, f, nr * sizeof(*f));
+	}
 	if (!found)
 		c->nr++;
 	e->addr = addr;
 	e->pid = pid;
 	e->gen = gen;
-	e->since = *since;
-	e->f = *f;
+	e->since = since;
+	e->inl = inl;
+	e->nr = nr;
+	e->more = more;
+	e->f = f[0];
+}
+
+int framecache__user(struct framecache *c, struct usyms *u, uint32_t pid, uint32_t gen,
+		     uint64_t time, uint64_t addr, int inl, struct out_frame *f,
+		     unsigned int room, unsigned int *nr, uint64_t *since)
+{
+	struct entry *e;
+	struct usym r;
+	int found, n;
+
+	e = slot(c, pid, addr, &found);
+	if (e && found && e->gen == gen && time >= e->since && e->inl == (uint32_t)inl) {
+		*nr = e->nr < room ? e->nr : room;
+		if (e->nr > 1)
+			memcpy(f, e->more, *nr * sizeof(*f));
+		else
+			*f = e->f;
+		*since = e->since;
+		return 0;
+	}
+	usyms__resolve(u, pid, time, addr, &r);
+	*since = r.since;
+	n = make_frames(c, u, &r, inl, f, room);
+	if (n < 0)
+		return n;
+	*nr = n;
+	/*
+	 * Not kept: an answer a later sample may not share (several maps
+	 * over ADDR, or its one map made after this sample).
+	 */
+	if (!r.stable)
+		return 1;
+	/* (Generation 0, a pid without maps, marks free slots: not kept either.) */
+	if (e && gen)
+		keep_user(c, e, found, pid, gen, addr, inl, *since, f, n);
 	return 0;
 }
 
@@ -447,6 +511,7 @@ int framecache__kernel(struct framecache *c, const struct ksyms *k, uint64_t add
 	}
 	f->addr = addr;
 	f->kernel = 1;
+	f->inlined = 0;
 	f->sym = NULL;
 	f->off = 0;
 	f->dso = "[kernel.kallsyms]";
@@ -461,6 +526,7 @@ int framecache__kernel(struct framecache *c, const struct ksyms *k, uint64_t add
 	e->pid = pid;
 	e->gen = 1;
 	e->since = 0;
+	e->nr = 1;
 	e->f = *f;
 	return 0;
 }

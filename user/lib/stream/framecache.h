@@ -29,12 +29,17 @@ struct framecache;
 struct framecache *framecache__new(void);
 void framecache__free(struct framecache *c);
 /*
- * Fill F for the user frame ADDR of PID (maps generation GEN) at TIME, and
- * *SINCE, the time from which that answer holds: 0, or 1 when the answer
- * may differ for a later sample (not kept), -ENOMEM.
+ * Fill F[*NR] (at most ROOM) for the user frame ADDR of PID (maps
+ * generation GEN) at TIME: the frame, or with INL (a DWARF-unwound frame,
+ * where perf shows inline frames) the frames perf prints for it, innermost
+ * first (usyms__inlines()); and *SINCE, the time from which that answer
+ * holds: 0, or 1 when the answer may differ for a later sample (not
+ * kept), -ENOMEM.  The inline chain of a DSO address is looked up once
+ * (inline.h keeps it); this cache keeps the frames per (PID, ADDR).
  */
 int framecache__user(struct framecache *c, struct usyms *u, uint32_t pid, uint32_t gen,
-		     uint64_t time, uint64_t addr, struct out_frame *f, uint64_t *since);
+		     uint64_t time, uint64_t addr, int inl, struct out_frame *f,
+		     unsigned int room, unsigned int *nr, uint64_t *since);
 /* Kernel frame ADDR; K NULL: no symbols, the address is not looked up. */
 int framecache__kernel(struct framecache *c, const struct ksyms *k, uint64_t addr,
 		       struct out_frame *f);

@@ -18,12 +18,27 @@ struct out_frame {
 	uint64_t off;
 	const char *dso;
 	int kernel;
-	/* Same for every frame of this (sym, dso, kernel): dense, from 0. */
+	/*
+	 * A function inlined at ADDR (lib/symbols/inline.h): SYM is its
+	 * name, OFF and DSO those of the symbol it was inlined into.
+	 */
+	int inlined;
+	/* Same for every frame of this (sym, dso, kernel, inlined): dense, from 0. */
 	uint32_t sym_id;
 	uint32_t line_len;
-	/* Its perf-script line, "\t%16llx %s+0x%llx (%s)\n" (not NUL-terminated). */
+	/*
+	 * Its perf-script line, "\t%16llx %s+0x%llx (%s)\n", "(inlined)" for
+	 * the DSO of an inline frame (not NUL-terminated).
+	 */
 	const char *line;
 };
+
+/*
+ * Frames of a sample at most: the kernel's and the user chain, and the
+ * inline frames perf adds to the user chain (a few per frame at most in
+ * practice; deeper chains are cut at the root).
+ */
+#define OUT_MAX_FRAMES		(4 * KPROF_MAX_STACK + 1)
 
 /* Per-CPU kernel counters and reader-side totals, for --stats. */
 struct out_summary {
@@ -78,6 +93,8 @@ struct output {
 	FILE *f;
 	int needs_frames;	/* symbolize samples for it */
 	int no_demangle;	/* --no-demangle: raw C++ symbol names */
+	/* Inline frames in DWARF-unwound user chains, as perf shows them (not --no-inline). */
+	int inlines;
 };
 
 /*

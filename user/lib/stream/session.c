@@ -16,7 +16,6 @@
 #include "lib/unwind/unwind.h"
 
 #define MERGE_MAX_HELD		(1U << 20)
-#define MAX_FRAMES		(2 * KPROF_MAX_STACK + 1)
 
 struct session {
 	struct session_opts o;
@@ -222,15 +221,29 @@ static const uint64_t *user_chain(struct session *s, const struct kp_record *r,
 	return uips;
 }
 
-/* The key of a call chain in the frame cache: process, maps, mode, addresses. */
-static unsigned int chain_key(const struct kp_record *r, uint32_t gen, const uint64_t *uips,
-			      unsigned int nu, uint64_t *key)
+/*
+ * Whether the user frames of R get the inline frames perf adds: perf does
+ * for the frames it unwinds from a stack snapshot (unwind_entry()), never
+ * for frame-pointer chains, and not with --no-inline.
+ */
+static int wants_inlines(const struct session *s, const struct kp_record *r)
+{
+	return s->o.out && s->o.out->inlines && (r->misc & KPROF_MISC_STACK_USER);
+}
+
+/*
+ * The key of a call chain in the frame cache: process, maps, mode, inline
+ * frames or not, addresses.
+ */
+static unsigned int chain_key(const struct session *s, const struct kp_record *r, uint32_t gen,
+			      const uint64_t *uips, unsigned int nu, uint64_t *key)
 {
 	const struct kp_sample *smp = &r->sample;
 	unsigned int nk = smp->nr_kernel;
 
 	key[0] = smp->pid | (uint64_t)gen << 32;
-	key[1] = (r->misc & KPROF_MISC_USER ? 2 : 0) | (uint64_t)nk << 16 | (uint64_t)nu << 32;
+	key[1] = (r->misc & KPROF_MISC_USER ? 2 : 0) | (wants_inlines(s, r) ? 4 : 0) |
+		 (uint64_t)nk << 16 | (uint64_t)nu << 32;
 	if (!nk && !nu) {
 		key[2] = smp->ip;
 		return 3;
@@ -248,34 +261,39 @@ static int build_frames(struct session *s, const struct kp_record *r,
 			struct out_frame *f, const struct out_frame **out, unsigned int *nr)
 {
 	const struct kp_sample *smp = &r->sample;
-	int ret = 0, unstable = 0;
+	int ret = 0, unstable = 0, inl = wants_inlines(s, r);
 	uint32_t gen = usyms__generation(s->usyms, smp->pid);
-	unsigned int i, n = 0, nu, nkey;
-	uint64_t key[2 + MAX_FRAMES], uips_buf[KPROF_MAX_STACK], since = 0, frame_since;
+	unsigned int i, n = 0, nu, nkey, got = 0;
+	uint64_t key[2 + OUT_MAX_FRAMES], uips_buf[KPROF_MAX_STACK], since = 0, frame_since;
 	const struct out_frame *cached;
 	const uint64_t *uips;
 
 	framecache__trim(s->fc);
 	*out = f;
 	uips = user_chain(s, r, uips_buf, &nu);
-	nkey = chain_key(r, gen, uips, nu, key);
+	nkey = chain_key(s, r, gen, uips, nu, key);
 	cached = framecache__stack_find(s->fc, key, nkey, r->time, nr);
 	if (cached) {
 		*out = cached;
 		return 0;
 	}
 	if (!smp->nr_kernel && !nu) {
-		if (r->misc & KPROF_MISC_USER)
+		if (r->misc & KPROF_MISC_USER) {
 			ret = framecache__user(s->fc, s->usyms, smp->pid, gen, r->time,
-					       smp->ip, &f[n++], &since);
-		else
+					       smp->ip, 0, f, OUT_MAX_FRAMES, &got, &since);
+			n = got;
+		} else {
 			ret = framecache__kernel(s->fc, s->ksyms, smp->ip, &f[n++]);
+		}
 	} else {
 		for (i = 0; i < smp->nr_kernel && ret >= 0; i++)
 			ret = framecache__kernel(s->fc, s->ksyms, smp->ips[i], &f[n++]);
-		for (i = 0; i < nu && ret >= 0; i++) {
+		/* (Inline frames past the array's end are cut, like too deep chains.) */
+		for (i = 0; i < nu && ret >= 0 && n < OUT_MAX_FRAMES; i++) {
 			ret = framecache__user(s->fc, s->usyms, smp->pid, gen, r->time,
-					       uips[i], &f[n++], &frame_since);
+					       uips[i], inl, &f[n], OUT_MAX_FRAMES - n, &got,
+					       &frame_since);
+			n += got;
 			unstable |= ret > 0;
 			if (frame_since > since)
 				since = frame_since;
@@ -317,7 +335,7 @@ static int keep_sample(struct session *s, const struct kp_record *r)
 static int emit(void *ctx, unsigned int cpu, const void *rec, size_t len)
 {
 	struct session *s = ctx;
-	struct out_frame frames[MAX_FRAMES];
+	struct out_frame frames[OUT_MAX_FRAMES];
 	const struct out_frame *f = frames;
 	struct kp_record r;
 	struct decode_stats scratch;

@@ -24,6 +24,7 @@
 #include "lib/symbols/debuginfod.h"
 #include "lib/symbols/demangle.h"
 #include "lib/symbols/dso.h"
+#include "lib/symbols/inline.h"
 #include "lib/symbols/perfmap.h"
 #include "lib/util/print.h"
 #include "lib/symbols/symtab.h"
@@ -61,6 +62,9 @@ struct dso {
 	/* Tables of earlier reads of a JIT map: names handed out live on. */
 	struct symtab **retired;
 	size_t nretired;
+	/* Inline info, opened on the first dso__inlines() (inl_tried). */
+	struct inlines *inl;
+	int inl_tried, inl_demangle;
 };
 
 struct dso *dso__new(const char *path)
@@ -103,6 +107,7 @@ void dso__free(struct dso *d)
 	while (d->nretired)
 		symtab__free(d->retired[--d->nretired]);
 	free(d->retired);
+	inlines__free(d->inl);
 	free(d->path);
 	free(d);
 }
@@ -708,6 +713,61 @@ int dso__resolve(struct dso *d, uint64_t off, int demangle, const char **name,
 	dso_clear(d);
 	d->state = DSO_NEW;
 	return dso_lookup(d, off, demangle, name, symoff);
+}
+
+/*
+ * The file perf hands addr2line (dso__name() in srcline.c): the one it
+ * read the symbols from if that had a .symtab (symsrc_filename), else the
+ * DSO itself.  Looked for again here, the same way, so that a DSO a
+ * capture snapshot filled gets the debug info this machine has for its
+ * build-id.  -ENOENT: no file of that build-id.
+ */
+static int dwarf_source(struct dso *d, char *out, size_t len)
+{
+	struct elfsrc s;
+	int i, symtab;
+
+	for (i = 0; i < NR_CANDIDATES; i++) {
+		if (candidate(d, i, out, len) || elfsrc_open(&s, d, out))
+			continue;
+		symtab = !!s.symtab;
+		elfsrc_close(&s);
+		if (symtab)
+			return 0;
+	}
+	if (!debuginfod__find(d->dbgd, d->bid, d->bid_len, out, len) &&
+	    !elfsrc_open(&s, d, out)) {
+		symtab = !!s.symtab;
+		elfsrc_close(&s);
+		if (symtab)
+			return 0;
+	}
+	if (elfsrc_open(&s, d, d->path))
+		return -ENOENT;
+	elfsrc_close(&s);
+	snprintf(out, len, "%s", d->path);
+	return 0;
+}
+
+unsigned int dso__inlines(struct dso *d, uint64_t off, int demangle,
+			  const char *const **names)
+{
+	char path[PATH_MAX];
+
+	if (d->jit || d->path[0] != '/' || d->state != DSO_LOADED)
+		return 0;
+	if (d->inl_tried && d->inl_demangle != !!demangle) {
+		inlines__free(d->inl);
+		d->inl = NULL;
+		d->inl_tried = 0;
+	}
+	if (!d->inl_tried) {
+		d->inl_tried = 1;
+		d->inl_demangle = !!demangle;
+		if (!dwarf_source(d, path, sizeof(path)))
+			d->inl = inlines__open(path, d->path, demangle);
+	}
+	return d->inl ? inlines__at(d->inl, off, names) : 0;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -55,6 +55,14 @@ size_t dso__build_id(const struct dso *d, const unsigned char **bid);
  */
 int dso__resolve(struct dso *d, uint64_t off, int demangle, const char **name,
 		 uint64_t *symoff);
+/*
+ * The functions perf shows inlined at file offset OFF (inline.h), read
+ * from the debug info the symbols came from, or the DSO's own, on the
+ * first call; DEMANGLE as for dso__resolve().  0: none.  *NAMES is valid
+ * until the next call.
+ */
+unsigned int dso__inlines(struct dso *d, uint64_t off, int demangle,
+			  const char *const **names);
 /* Whether the symbols were looked for (a capture saves those DSOs). */
 int dso__used(const struct dso *d);
 

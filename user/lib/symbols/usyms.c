@@ -268,6 +268,7 @@ int usyms__resolve(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 	r->off = 0;
 	r->addr = addr;
 	r->dso = "[unknown]";
+	r->obj = NULL;
 	if (p)
 		m = proc_lookup(p, time, addr, &covers);
 	/*
@@ -280,12 +281,20 @@ int usyms__resolve(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 		return -ENOENT;
 	r->addr = m->jit ? addr : addr - m->start + m->pgoff;
 	r->dso = dso__path(m->dso);
+	r->obj = m->dso;
 	if (!dso__resolve(m->dso, r->addr, u->demangle, &r->name, &r->off))
 		return 0;
 	/* A JIT map may name it once the JIT has written more of it. */
 	if (m->jit)
 		r->stable = 0;
 	return -ENOENT;
+}
+
+unsigned int usyms__inlines(struct usyms *u, const struct usym *r, const char *const **names)
+{
+	if (!r->name || !r->obj)
+		return 0;
+	return dso__inlines(r->obj, r->addr, u->demangle, names);
 }
 
 int usyms__map(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,

@@ -36,6 +36,7 @@ struct usym {
 	uint64_t off;		/* from the symbol's start */
 	uint64_t addr;		/* address perf prints: offset in the DSO */
 	const char *dso;	/* mapping's path, "[unknown]" without one */
+	struct dso *obj;	/* its symbols (dso.h), NULL without a map */
 	/*
 	 * The answer holds for every sample time from SINCE on, until
 	 * usyms__generation() changes.
@@ -63,6 +64,14 @@ uint32_t usyms__generation(const struct usyms *u, uint32_t pid);
  */
 int usyms__resolve(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 		   struct usym *r);
+
+/*
+ * The functions perf shows inlined at R's address (dso.h's dso__inlines()),
+ * for a frame R that usyms__resolve() named: how many, in *NAMES (valid
+ * until the next call), innermost first; 0 for frames perf shows as they
+ * are (no symbol, JIT code, no debug info).
+ */
+unsigned int usyms__inlines(struct usyms *u, const struct usym *r, const char *const **names);
 
 /* A mapping of a process, as usyms__map() finds it. */
 struct usym_map {

@@ -146,7 +146,7 @@ static int report_sample(struct output *o, const struct kp_record *r,
 			 const struct out_frame *f, unsigned int nr)
 {
 	struct report *rp = (struct report *)o;
-	char key[KPROF_COMM_LEN + 2 + (2 * KPROF_MAX_STACK + 1) * 6], *p;
+	char key[KPROF_COMM_LEN + 2 + OUT_MAX_FRAMES * 6], *p;
 	struct strmap_entry *e;
 	unsigned int i;
 
@@ -251,10 +251,10 @@ static unsigned int graph_path(const struct report *rp, const long *idx, const u
 static int add_stack(struct report *rp, struct strmap *map, const struct strmap_entry *st,
 		     uint64_t no)
 {
-	uint32_t ids[2 * KPROF_MAX_STACK + 1], path[2 * KPROF_MAX_STACK + 1];
+	uint32_t ids[OUT_MAX_FRAMES], path[OUT_MAX_FRAMES];
 	size_t clen = (unsigned char)st->key[0] - 1;
 	const char *p = st->key + 1 + clen;
-	long idx[2 * KPROF_MAX_STACK + 1];
+	long idx[OUT_MAX_FRAMES];
 	char comm[KPROF_COMM_LEN + 1];
 	unsigned int nr = 0, i, k;
 	struct entry *e;

@@ -19,7 +19,7 @@
 #include "lib/stream/output.h"
 
 /* Tokens of a stack at most: comm and the frames (the rest are cut). */
-#define STACKS_MAX_TOKENS	(2 * KPROF_MAX_STACK + 2)
+#define STACKS_MAX_TOKENS	(OUT_MAX_FRAMES + 1)
 
 struct fstack {
 	struct fstack *next;	/* in its hash bucket */

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * inline.c - the inline chain addr2line -i -f gives for an address
+ * (inline.h), read with libdw, kept per file offset.
+ *
+ * The address addr2line is asked about is perf's map__rip_2objdump() of
+ * the file offset: the offset plus the runtime file's .text sh_addr -
+ * sh_offset.  The DIEs holding it, innermost first, are dwarf_getscopes()'
+ * innermost one and its physical parents (dwarf_getscopes_die()), as
+ * eu-addr2line -i walks them: each DW_TAG_inlined_subroutine, subprogram
+ * or entry point among them is one record, which is what binutils'
+ * caller_func chain gives.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+
+#include "lib/symbols/demangle.h"
+#include "lib/symbols/inline.h"
+#include "lib/util/strmap.h"
+
+/* Past this many addresses kept, the table starts over (names stay). */
+#define INLINES_MAX_ADDRS	(1U << 17)
+/* Records of one address at most (perf's MAX_INLINE_NEST is 1024: never reached). */
+#define INLINES_MAX_NEST	64
+
+struct slot {
+	uint64_t off;		/* + 1: 0 is a free slot */
+	uint32_t first, nr;	/* names[first .. first + nr) */
+};
+
+struct inlines {
+	int fd;
+	Dwarf *dw;
+	uint64_t text_shift;	/* file offset -> addr2line's address */
+	int demangle;
+	struct strmap *names_in;	/* interned names */
+	const char **names;		/* the chains, back to back */
+	uint32_t nr_names, cap_names;
+	struct slot *tab;
+	uint32_t cap, nr;
+};
+
+/* .text sh_addr - sh_offset of PATH (dso->text_offset); 0 without one. */
+static uint64_t text_shift(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint64_t shift = 0;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf *elf;
+
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && !elf_getshdrstrndx(elf, &shstrndx)) {
+		while ((scn = elf_nextscn(elf, scn))) {
+			const char *n;
+
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			n = elf_strptr(elf, shstrndx, sh.sh_name);
+			if (n && !strcmp(n, ".text")) {
+				shift = sh.sh_addr - sh.sh_offset;
+				break;
+			}
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return shift;
+}
+
+struct inlines *inlines__open(const char *dwarf_path, const char *run_path, int demangle)
+{
+	struct inlines *in = calloc(1, sizeof(*in));
+
+	if (!in)
+		return NULL;
+	elf_version(EV_CURRENT);
+	in->fd = open(dwarf_path, O_RDONLY | O_CLOEXEC);
+	if (in->fd >= 0)
+		in->dw = dwarf_begin(in->fd, DWARF_C_READ);
+	in->cap = 1024;
+	in->tab = calloc(in->cap, sizeof(*in->tab));
+	in->names_in = strmap__new();
+	if (!in->dw || !in->tab || !in->names_in) {
+		inlines__free(in);
+		return NULL;
+	}
+	in->text_shift = text_shift(run_path);
+	in->demangle = demangle;
+	return in;
+}
+
+void inlines__free(struct inlines *in)
+{
+	if (!in)
+		return;
+	if (in->dw)
+		dwarf_end(in->dw);
+	if (in->fd >= 0)
+		close(in->fd);
+	strmap__free(in->names_in);
+	free(in->names);
+	free(in->tab);
+	free(in);
+}
+
+/*
+ * The name binutils gives a function DIE: the linkage name before the
+ * name, either through abstract origins and specifications; demangled
+ * as perf demangles (new_inline_sym()).  Interned; NULL: no memory.
+ */
+static const char *die_name(struct inlines *in, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *raw = NULL;
+	char *dem = NULL;
+	struct strmap_entry *e;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		raw = dwarf_formstring(&a);
+	if (!raw)
+		raw = dwarf_diename(die);
+	if (!raw || !*raw)
+		raw = "??";
+	if (in->demangle)
+		dem = demangle__cxx(raw);
+	e = strmap__get(in->names_in, dem ? dem : raw, strlen(dem ? dem : raw));
+	free(dem);
+	return e ? e->key : NULL;
+}
+
+static int push_name(struct inlines *in, const char *name)
+{
+	if (in->nr_names == in->cap_names) {
+		uint32_t cap = in->cap_names ? in->cap_names * 2 : 1024;
+		const char **v = realloc(in->names, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		in->names = v;
+		in->cap_names = cap;
+	}
+	in->names[in->nr_names++] = name;
+	return 0;
+}
+
+static int is_function(Dwarf_Die *die)
+{
+	int tag = dwarf_tag(die);
+
+	return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram ||
+	       tag == DW_TAG_entry_point;
+}
+
+/* The length of DIE's range holding ADDR; 0: none does. */
+static Dwarf_Addr range_len(Dwarf_Die *die, Dwarf_Addr addr)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0)
+		if (start <= addr && addr < end)
+			return end - start;
+	return 0;
+}
+
+/*
+ * binutils takes for the innermost function the one whose range holding
+ * ADDR is shortest, the last in DIE order among equals: where gas gave
+ * each alias of an assembly function a DIE of the same range (glibc's
+ * "__mprotect", "__GI___mprotect", "mprotect", "__GI_mprotect"), the
+ * last one.  Those are siblings of the first one libdw finds, *DIE.
+ */
+static void innermost(Dwarf_Die *die, Dwarf_Addr addr)
+{
+	Dwarf_Addr best = range_len(die, addr), len;
+	Dwarf_Die sib = *die;
+
+	while (dwarf_siblingof(&sib, &sib) == 0) {
+		if (!is_function(&sib))
+			continue;
+		len = range_len(&sib, addr);
+		if (len && len <= best) {
+			best = len;
+			*die = sib;
+		}
+	}
+}
+
+/* Append the records of ADDR to the names; how many. */
+static uint32_t walk(struct inlines *in, Dwarf_Addr addr)
+{
+	Dwarf_Die cu, *scopes = NULL, *chain = NULL;
+	int n, i;
+	uint32_t nr = 0;
+
+	if (!dwarf_addrdie(in->dw, addr, &cu))
+		return 0;
+	n = dwarf_getscopes(&cu, addr, &scopes);
+	if (n > 0)
+		n = dwarf_getscopes_die(&scopes[0], &chain);
+	for (i = 0; i < n && nr < INLINES_MAX_NEST; i++) {
+		const char *name;
+
+		if (!is_function(&chain[i]))
+			continue;
+		if (!nr)
+			innermost(&chain[i], addr);
+		name = die_name(in, &chain[i]);
+		if (!name || push_name(in, name))
+			break;
+		nr++;
+	}
+	free(scopes);
+	free(chain);
+	return nr;
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	return x ^ x >> 33;
+}
+
+/* Start over when full (bounded memory), else double when half full. */
+static int make_room(struct inlines *in)
+{
+	uint32_t ncap = in->cap * 2, j;
+	struct slot *nt;
+
+	if (in->nr + 1 <= in->cap / 2)
+		return 0;
+	if (in->nr >= INLINES_MAX_ADDRS) {
+		memset(in->tab, 0, in->cap * sizeof(*in->tab));
+		in->nr = 0;
+		in->nr_names = 0;
+		return 0;
+	}
+	nt = calloc(ncap, sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	for (j = 0; j < in->cap; j++) {
+		uint32_t i;
+
+		if (!in->tab[j].off)
+			continue;
+		for (i = mix(in->tab[j].off) & (ncap - 1); nt[i].off; i = (i + 1) & (ncap - 1))
+			;
+		nt[i] = in->tab[j];
+	}
+	free(in->tab);
+	in->tab = nt;
+	in->cap = ncap;
+	return 0;
+}
+
+unsigned int inlines__at(struct inlines *in, uint64_t off, const char *const **names)
+{
+	uint32_t i, mask;
+	struct slot *s;
+
+	if (make_room(in))
+		return 0;
+	mask = in->cap - 1;
+	for (i = mix(off + 1) & mask; in->tab[i].off; i = (i + 1) & mask) {
+		if (in->tab[i].off == off + 1) {
+			*names = in->names + in->tab[i].first;
+			return in->tab[i].nr;
+		}
+	}
+	s = &in->tab[i];
+	s->off = off + 1;
+	s->first = in->nr_names;
+	s->nr = walk(in, off + in->text_shift);
+	in->nr++;
+	*names = in->names + s->first;
+	return s->nr;
+}
