@@ -292,4 +292,58 @@ TEST(many_symbols_keep_their_rows)
 	free(ks);
 }
 
+/*
+ * A user frame F (SYM in /bin/x at ADDR) with its id, or an inline frame
+ * of function SYM inlined into OUTER.
+ */
+static struct out_frame ufr(uint64_t addr, const char *sym, uint32_t id, const char *outer,
+			    uint32_t outer_id)
+{
+	return (struct out_frame){ .addr = addr, .sym = sym, .dso = "/bin/x", .sym_id = id,
+				   .inlined = outer != NULL, .outer = outer ? outer : sym,
+				   .outer_id = outer ? outer_id : id };
+}
+
+/*
+ * Inline frames count as callers, marked "(inlined)" as perf report marks
+ * them; Self goes to the symbol the address lies in: the next frame's
+ * where debug info names it as the symbol table does (mix inlined into
+ * run), else the symbol's own row (step inlined into walk.constprop.0,
+ * named "walk" in debug info, which has no frame line of its own).
+ */
+TEST(inline_frames_are_callers_and_self_stays_on_the_symbol)
+{
+	static const char rows[] =
+		"   100.00%     0.00%  hot      x              [.] main\n"
+		"    50.00%    50.00%  hot      x              [.] run\n"
+		"    50.00%    50.00%  hot      x              [.] walk.constprop.0\n"
+		"    50.00%     0.00%  hot      x              [.] mix (inlined)\n"
+		"    50.00%     0.00%  hot      x              [.] step (inlined)\n"
+		"    50.00%     0.00%  hot      x              [.] walk (inlined)\n";
+	struct out_frame a[] = { ufr(0x1010, "mix", 1, "run", 2), ufr(0x1010, "run", 2, NULL, 0),
+				 ufr(0x3000, "main", 3, NULL, 0) };
+	struct out_frame b[] = { ufr(0x2010, "step", 4, "walk.constprop.0", 6),
+				 ufr(0x2010, "walk", 5, "walk.constprop.0", 6),
+				 ufr(0x3000, "main", 3, NULL, 0) };
+	struct kp_record r = { .type = KPROF_RECORD_SAMPLE, .time = 1 };
+	struct out_summary sum = { 0 };
+	struct output *o;
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	ASSERT_NE(NULL, f);
+	o = output_report__new(f, "cpu-clock", NULL);
+	ASSERT_NE(NULL, o);
+	r.sample.period = 100;
+	strcpy(r.sample.comm, "hot");
+	ASSERT_EQ(0, output__sample(o, &r, a, 3));
+	ASSERT_EQ(0, output__sample(o, &r, b, 3));
+	ASSERT_EQ(0, output__finish(o, &sum));
+	output__free(o);
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, rows)) TH_LOG("got:\n%s", text);
+	free(text);
+}
+
 TEST_HARNESS_MAIN

@@ -224,7 +224,14 @@ static int make_line(struct framecache *c, struct out_frame *f)
 	}
 	f->line = line;
 	f->line_len = p - line;
-	return sym_id(c, f->sym, f->dso, f->kernel | f->inlined << 1, &f->sym_id);
+	if (sym_id(c, f->sym, f->dso, f->kernel | f->inlined << 1, &f->sym_id))
+		return -ENOMEM;
+	if (!f->inlined) {
+		f->outer = f->sym;
+		f->outer_id = f->sym_id;
+		return 0;
+	}
+	return sym_id(c, f->outer, f->dso, f->kernel, &f->outer_id);
 }
 
 void framecache__trim(struct framecache *c)
@@ -401,6 +408,7 @@ static void fill_user(const struct usym *r, struct out_frame *f)
 	f->kernel = 0;
 	f->inlined = 0;
 	f->sym = r->name;
+	f->outer = r->name;
 	f->off = r->off;
 	f->dso = r->dso;
 	f->line = NULL;

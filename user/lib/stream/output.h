@@ -25,6 +25,14 @@ struct out_frame {
 	int inlined;
 	/* Same for every frame of this (sym, dso, kernel, inlined): dense, from 0. */
 	uint32_t sym_id;
+	/*
+	 * The symbol ADDR lies in and its id: SYM and SYM_ID but for an
+	 * inline frame, where it is the function the code was inlined into,
+	 * which perf report's Self counts (a frame line of its own only where
+	 * debug info names it as the symbol table does).
+	 */
+	const char *outer;
+	uint32_t outer_id;
 	uint32_t line_len;
 	/*
 	 * Its perf-script line, "\t%16llx %s+0x%llx (%s)\n", "(inlined)" for

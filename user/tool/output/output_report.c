@@ -107,6 +107,7 @@ static int note_sym(struct report *rp, const struct out_frame *f)
 	s->path = strdup(f->dso);
 	s->dso = s->path ? (char *)base(s->path) : NULL;
 	s->kernel = f->kernel;
+	s->inlined = f->inlined;
 	return s->path && (!f->sym || s->name) ? 0 : -1;
 }
 
@@ -142,11 +143,34 @@ static int dso_matches(const struct report *rp, const struct out_frame *f)
 	return !strcmp(f->dso, rp->ro.dso) || !strcmp(base(f->dso), rp->ro.dso);
 }
 
+/*
+ * Where every frame at the sample's address is inlined (debug info names
+ * the outermost function otherwise than the symbol table, a .constprop
+ * clone say), the symbol the address lies in, as a frame before them:
+ * it is the row perf report gives the sample's Self.  1 if made, in OUTER.
+ */
+static int outer_frame(const struct out_frame *f, unsigned int nr, struct out_frame *outer)
+{
+	unsigned int i;
+
+	if (!f[0].inlined)
+		return 0;
+	for (i = 1; i < nr && f[i].addr == f[0].addr; i++)
+		if (!f[i].inlined)
+			return 0;
+	*outer = f[0];
+	outer->inlined = 0;
+	outer->sym = f[0].outer;
+	outer->sym_id = f[0].outer_id;
+	return 1;
+}
+
 static int report_sample(struct output *o, const struct kp_record *r,
 			 const struct out_frame *f, unsigned int nr)
 {
 	struct report *rp = (struct report *)o;
-	char key[KPROF_COMM_LEN + 2 + OUT_MAX_FRAMES * 6], *p;
+	char key[KPROF_COMM_LEN + 2 + (OUT_MAX_FRAMES + 1) * 6], *p;
+	struct out_frame outer;
 	struct strmap_entry *e;
 	unsigned int i;
 
@@ -157,6 +181,11 @@ static int report_sample(struct output *o, const struct kp_record *r,
 	key[0] = (char)(1 + i);
 	memcpy(key + 1, r->sample.comm, i);
 	p = key + 1 + i;
+	if (outer_frame(f, nr, &outer)) {
+		if (note_sym(rp, &outer))
+			return -1;
+		p = put_id(p, outer.sym_id);
+	}
 	for (i = 0; i < nr; i++) {
 		if (note_sym(rp, &f[i]))
 			return -1;
@@ -193,8 +222,8 @@ static long entry_of(struct report *rp, struct strmap *map, const char *comm, ui
 		else if (rp->keys[k] == KEY_DSO)
 			n += snprintf(key + n, sizeof(key) - n, "%s\x01", s->path);
 		else	/* a symbol is its name in its DSO */
-			n += snprintf(key + n, sizeof(key) - n, "%s\x01%s\x01%d\x01",
-				      s->name ? s->name : "", s->path, s->kernel);
+			n += snprintf(key + n, sizeof(key) - n, "%s\x01%s\x01%d%d\x01",
+				      s->name ? s->name : "", s->path, s->kernel, s->inlined);
 		if (n >= sizeof(key))
 			n = sizeof(key) - 1;
 	}
@@ -251,27 +280,38 @@ static unsigned int graph_path(const struct report *rp, const long *idx, const u
 static int add_stack(struct report *rp, struct strmap *map, const struct strmap_entry *st,
 		     uint64_t no)
 {
-	uint32_t ids[OUT_MAX_FRAMES], path[OUT_MAX_FRAMES];
+	uint32_t ids[OUT_MAX_FRAMES + 1], path[OUT_MAX_FRAMES + 1];
 	size_t clen = (unsigned char)st->key[0] - 1;
 	const char *p = st->key + 1 + clen;
-	long idx[OUT_MAX_FRAMES];
+	long idx[OUT_MAX_FRAMES + 1];
 	char comm[KPROF_COMM_LEN + 1];
-	unsigned int nr = 0, i, k;
+	unsigned int nr = 0, i, k, leaf, first, last;
 	struct entry *e;
 
 	memcpy(comm, st->key + 1, clen);
 	comm[clen] = '\0';
 	while (*p && nr < sizeof(ids) / sizeof(ids[0]))
 		p = get_id(p, &ids[nr++]);
-	/* Without children only the leaf's entry counts. */
-	for (i = 0; i < nr && (!i || !rp->ro.no_children); i++) {
+	/*
+	 * The sample's own symbol is its first frame not inlined: perf report
+	 * keeps Self on the symbol the code was inlined into (al->sym), and
+	 * inline frames count as callers only.  Without children only that
+	 * entry counts.
+	 */
+	if (!nr)
+		return 0;
+	for (leaf = 0; leaf + 1 < nr && rp->syms[ids[leaf]].inlined; leaf++)
+		;
+	first = rp->ro.no_children ? leaf : 0;
+	last = rp->ro.no_children ? leaf + 1 : nr;
+	for (i = first; i < last; i++) {
 		idx[i] = entry_of(rp, map, comm, ids[i]);
 		if (idx[i] < 0)
 			return -1;
 	}
-	for (i = 0; i < nr && (!i || !rp->ro.no_children); i++) {
+	for (i = first; i < last; i++) {
 		e = &rp->entries[idx[i]];
-		if (!i) {
+		if (i == leaf) {
 			e->self += st->a;
 			e->samples += st->b;
 		}
@@ -313,7 +353,8 @@ static const char *column(const struct report *rp, const struct entry *e, unsign
 	case KEY_DSO:
 		return s->dso;
 	default:
-		snprintf(buf, len, "[%c] %s", s->kernel ? 'k' : '.', s->name ? s->name : "[unknown]");
+		snprintf(buf, len, "[%c] %s%s", s->kernel ? 'k' : '.', s->name ? s->name : "[unknown]",
+			 s->inlined ? " (inlined)" : "");
 		return buf;
 	}
 }

@@ -70,6 +70,12 @@ static const char *name_of(const struct rsym *syms, uint32_t sym)
 	return syms[sym].name ? syms[sym].name : "[unknown]";
 }
 
+/* After the name of an inline frame, as perf's callchain lines print it. */
+static const char *suffix_of(const struct rsym *syms, uint32_t sym)
+{
+	return syms[sym].inlined ? " (inlined)" : "";
+}
+
 /* N's children above the threshold, largest first, in V (caller frees). */
 static const struct rnode **shown(const struct rnode *n, double total, double min_pct,
 				  size_t *nr)
@@ -103,7 +109,8 @@ static void print_children(FILE *f, const struct rnode *n, const struct rsym *sy
 		return;
 	if (nr == 1 && v[0]->weight == n->weight) {
 		/* A straight chain: the frame below, under the name above. */
-		fprintf(f, "%.*s%s\n", (int)plen, prefix, name_of(syms, v[0]->sym));
+		fprintf(f, "%.*s%s%s\n", (int)plen, prefix, name_of(syms, v[0]->sym),
+			suffix_of(syms, v[0]->sym));
 		print_children(f, v[0], syms, total, min_pct, prefix, plen);
 		free(v);
 		return;
@@ -116,7 +123,8 @@ static void print_children(FILE *f, const struct rnode *n, const struct rsym *sy
 		char *sub;
 
 		fprintf(f, "%.*s|\n", (int)plen, prefix);
-		fprintf(f, "%.*s%s%s\n", (int)plen, prefix, label, name_of(syms, v[i]->sym));
+		fprintf(f, "%.*s%s%s%s\n", (int)plen, prefix, label, name_of(syms, v[i]->sym),
+			suffix_of(syms, v[i]->sym));
 		sub = malloc(plen + w + 1);
 		if (!sub)
 			break;

@@ -16,6 +16,7 @@ struct rsym {
 	char *dso;		/* basename, as perf report prints it */
 	char *path;		/* the DSO as the frame names it */
 	int kernel;
+	int inlined;		/* a function inlined at the address (out_frame) */
 };
 
 /* A node of a call graph: one frame on the way from (or to) an entry. */
