@@ -45,5 +45,11 @@ unsigned int unwind__chain(struct unwind *w, const struct unwind_sample *s, uint
 /* Samples unwound so far, and Dwfl states built (for --stats and tests). */
 uint64_t unwind__samples(const struct unwind *w);
 uint64_t unwind__builds(const struct unwind *w);
+/*
+ * Frames of the chains unwound so far from cached CFI rules
+ * (cfi_cache.h), and from libdwfl (a sample with a frame no rule unwinds).
+ */
+uint64_t unwind__cached_frames(const struct unwind *w);
+uint64_t unwind__dwfl_frames(const struct unwind *w);
 
 #endif
