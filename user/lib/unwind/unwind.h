@@ -14,6 +14,9 @@
  * it holds is no longer what the process maps there (an exec, a
  * dlclose()d library replaced).  At most 64 are kept, the least recently
  * sampled process's going first.  The maps are the symbolizer's (usyms.h).
+ * Frames whose CFI row is simple are unwound from a cache of rules
+ * shared by all processes (cfi_cache.h), with libdwfl's results; a
+ * sample with any other row is unwound by libdwfl.
  */
 #ifndef KPROFCAT_UNWIND_H
 #define KPROFCAT_UNWIND_H
