@@ -10,14 +10,18 @@
  * Dwfl holds builds it again; past 64 processes the least recently
  * sampled one's goes.  A snapshot cut below the first return address
  * stops the chain there; a file that is not the build-id mapped is not
- * unwound.
+ * unwound.  The frames of those chains unwind from cached CFI rules
+ * (cfi_cache.h); a PLT entry's row, a DWARF expression, is left to libdwfl.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
+#include <gelf.h>
 #include <linux/kprof.h>
 
 #include "kselftest_harness.h"
@@ -168,6 +172,9 @@ TEST(chains_name_the_callers_down_to_main)
 	/* One Dwfl for the process, reused by every sample. */
 	EXPECT_EQ(100, unwind__samples(w));
 	EXPECT_EQ(1, unwind__builds(w));
+	/* Every frame from cached rules: plain functions' rows are simple. */
+	EXPECT_EQ(0, unwind__dwfl_frames(w));
+	EXPECT_LE(400, unwind__cached_frames(w));
 	unwind__free(w);
 	usyms__free(u);
 }
@@ -284,6 +291,65 @@ TEST(the_least_recently_used_states_go_past_64_processes)
 	us.pid = 0x100000 + 1;
 	EXPECT_GE(unwind__chain(w, &us, ips, KPROF_MAX_STACK), 4);
 	EXPECT_EQ(71, unwind__builds(w));
+	unwind__free(w);
+	usyms__free(u);
+}
+
+/* Where ELF, this program's file, is loaded: AT_PHDR less PT_PHDR's address. */
+static uint64_t load_bias(Elf *elf)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+
+	for (i = 0; !elf_getphdrnum(elf, &n) && i < n; i++)
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_PHDR)
+			return getauxval(AT_PHDR) - ph.p_vaddr;
+	return 0;
+}
+
+/*
+ * Where this program's first PLT entry lies (past the PLT's head): its
+ * CFA is a DWARF expression of %rip (DW_CFA_def_cfa_expression); 0 if
+ * the program has no .plt.
+ */
+static uint64_t plt_entry(void)
+{
+	uint64_t bias, at = 0;
+	int fd = open("/proc/self/exe", O_RDONLY);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	bias = elf ? load_bias(elf) : 0;
+	while (elf && !elf_getshdrstrndx(elf, &shstrndx) && (scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) &&
+		    !strcmp(elf_strptr(elf, shstrndx, sh.sh_name) ?: "", ".plt"))
+			at = bias + sh.sh_addr + 16;
+	elf_end(elf);
+	close(fd);
+	return at;
+}
+
+TEST(a_plt_entry_is_unwound_by_libdwfl)
+{
+	struct usyms *u = self_maps();
+	struct unwind *w;
+	static struct snap s;
+	char names[4096];
+
+	ASSERT_NE(NULL, u);
+	w = unwind__new(u);
+	ASSERT_NE(NULL, w);
+	outer(&s);
+	s.regs[REG_IP_IDX] = plt_entry();
+	ASSERT_NE(0, s.regs[REG_IP_IDX]);
+	ASSERT_LE(1, chain(w, u, &s, 1000, names, sizeof(names)));
+	EXPECT_NE(NULL, strstr(names, "@plt;")) TH_LOG("chain: %s", names);
+	EXPECT_EQ(0, unwind__cached_frames(w));
+	EXPECT_LE(1, unwind__dwfl_frames(w));
 	unwind__free(w);
 	usyms__free(u);
 }

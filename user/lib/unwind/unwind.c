@@ -40,6 +40,7 @@
 #include <elf.h>
 #include <elfutils/libdwfl.h>
 
+#include "lib/unwind/cfi_cache.h"
 #include "lib/unwind/unwind.h"
 
 #define PROC_HASH	1024
@@ -83,6 +84,8 @@ struct unwind {
 	struct uproc *procs[PROC_HASH];
 	unsigned int live;	/* procs with a Dwfl */
 	uint64_t samples, builds, ticks;
+	struct cfi_cache *cfi;	/* all processes': its rules are per file */
+	uint64_t cached_frames, dwfl_frames;
 };
 
 static char *debuginfo_path;
@@ -97,6 +100,12 @@ struct unwind *unwind__new(struct usyms *u)
 {
 	struct unwind *w = calloc(1, sizeof(*w));
 
+	if (w)
+		w->cfi = cfi_cache__new();
+	if (w && !w->cfi) {
+		free(w);
+		w = NULL;
+	}
 	if (w) {
 		w->u = u;
 		w->vdso_fd = -1;
@@ -137,6 +146,7 @@ void unwind__free(struct unwind *w)
 	}
 	if (w->vdso_fd >= 0)
 		close(w->vdso_fd);
+	cfi_cache__free(w->cfi);
 	free(w);
 }
 
@@ -148,6 +158,16 @@ uint64_t unwind__samples(const struct unwind *w)
 uint64_t unwind__builds(const struct unwind *w)
 {
 	return w->builds;
+}
+
+uint64_t unwind__cached_frames(const struct unwind *w)
+{
+	return w->cached_frames;
+}
+
+uint64_t unwind__dwfl_frames(const struct unwind *w)
+{
+	return w->dwfl_frames;
 }
 
 static struct uproc *proc_get(struct unwind *w, uint32_t pid)
@@ -370,6 +390,77 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
 	return p->nr == p->max ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
+static bool cached_read(void *arg, uint64_t addr, uint64_t *val)
+{
+	struct uproc *p = arg;
+
+	return memory_read(p->dwfl, addr, val, p);
+}
+
+/*
+ * __libdwfl_frame_unwind() of frame R, whose row is at ADDR (R's pc, or
+ * pc - 1 past the first frame), from the rule cache: the module is the
+ * one libdwfl finds there (none: its frame-pointer unwinder, not cached).
+ */
+static enum cfi_step cached_step(struct uproc *p, uint64_t addr, const struct cfi_regs *r,
+				 struct cfi_regs *next, bool *last_zero)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(p->dwfl, addr);
+	struct modid *id;
+	void **userdata;
+
+	if (!mod)
+		return CFI_STEP_DWFL;
+	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	id = *userdata;
+	return cfi_cache__step(p->w->cfi, mod, id->path, id->base, addr, r, next, last_zero,
+			       cached_read, p);
+}
+
+/*
+ * P's chain as dwfl_getthread_frames() with frame_callback() makes it,
+ * each step from the rule cache, the modules reported in the same order:
+ * false, the chain left to libdwfl, when a step is not a cached rule's.
+ * A frame is an activation only as the first one: no rule is a signal
+ * frame's, and a step that fails is libdwfl's.
+ */
+static bool cached_chain(struct uproc *p)
+{
+	const uint64_t *regs = p->s->regs;
+	struct cfi_regs r = { regs[IP], regs[SP], regs[BP], true }, next;
+	enum cfi_step step = CFI_STEP_END;
+	bool initial = true, zero = false;
+	uint64_t pc;
+	int ret;
+
+	for (;; r = next, initial = false) {
+		pc = r.pc;
+		if (report_module(p, pc) == -EAGAIN) {
+			p->stale = 1;
+			return true;
+		}
+		if (!initial && (step = cached_step(p, --pc, &r, &next, &zero)) == CFI_STEP_DWFL)
+			return false;
+		ret = report_module(p, pc);
+		if (ret) {
+			p->stale = ret == -EAGAIN;
+			return true;
+		}
+		if (pc)
+			p->ips[p->nr++] = pc;
+		if (p->nr == p->max)
+			return true;
+		if (initial && (step = cached_step(p, pc, &r, &next, &zero)) == CFI_STEP_DWFL)
+			return false;
+		if (step == CFI_STEP_END)
+			break;
+	}
+	/* The return address read as 0: as unwind_once() adds it. */
+	if (zero && p->nr < p->max)
+		p->ips[p->nr++] = (uint64_t)-1;
+	return true;
+}
+
 /* Past MAX_LIVE Dwfl states, end the least recently used one. */
 static void evict(struct unwind *w)
 {
@@ -412,11 +503,17 @@ static int unwind_once(struct uproc *p)
 			return 0;
 		p->attached = 1;
 	}
+	if (cached_chain(p)) {
+		w->cached_frames += p->nr;
+		return p->stale ? -EAGAIN : 0;
+	}
+	p->nr = 0;
 	p->last_zero = 0;
 	ret = dwfl_getthread_frames(p->dwfl, p->pid, frame_callback, p);
 	/* The return address read as 0: libdwfl ends there, perf keeps it. */
 	if (!ret && p->last_zero && p->nr && p->nr < p->max)
 		p->ips[p->nr++] = (uint64_t)-1;
+	w->dwfl_frames += p->nr;
 	return p->stale ? -EAGAIN : 0;
 }
 

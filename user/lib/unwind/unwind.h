@@ -14,6 +14,9 @@
  * it holds is no longer what the process maps there (an exec, a
  * dlclose()d library replaced).  At most 64 are kept, the least recently
  * sampled process's going first.  The maps are the symbolizer's (usyms.h).
+ * Frames whose CFI row is simple are unwound from a cache of rules
+ * shared by all processes (cfi_cache.h), with libdwfl's results; a
+ * sample with any other row is unwound by libdwfl.
  */
 #ifndef KPROFCAT_UNWIND_H
 #define KPROFCAT_UNWIND_H
@@ -45,5 +48,11 @@ unsigned int unwind__chain(struct unwind *w, const struct unwind_sample *s, uint
 /* Samples unwound so far, and Dwfl states built (for --stats and tests). */
 uint64_t unwind__samples(const struct unwind *w);
 uint64_t unwind__builds(const struct unwind *w);
+/*
+ * Frames of the chains unwound so far from cached CFI rules
+ * (cfi_cache.h), and from libdwfl (a sample with a frame no rule unwinds).
+ */
+uint64_t unwind__cached_frames(const struct unwind *w);
+uint64_t unwind__dwfl_frames(const struct unwind *w);
 
 #endif
