@@ -10,8 +10,10 @@
  * kernel version.
  *
  * Like the kernel, the limits are global (struct kprof_throttle_limits,
- * written without a lock, READ_ONCE/WRITE_ONCE in the kernel) and the
- * average per CPU (struct kprof_throttle_cpu).  Time, cost and the tick
+ * written without a lock, READ_ONCE/WRITE_ONCE in the kernel), the cost
+ * average per CPU, shared by every event on it (struct kprof_throttle_cpu,
+ * running_sample_length), and the per-tick count per event (struct
+ * kprof_throttle_event, hw.interrupts and hw.interrupts_seq).  Time, cost and the tick
  * are passed in; nothing here locks, prints, allocates or reads a clock,
  * so it runs in NMI context and in userspace alike.  The kernel's int
  * globals are __s32 here, with the kernel's conversions, so the model
@@ -85,9 +87,13 @@ struct kprof_throttle_limits {
 	__s32	allowed_ns;		/* perf_sample_allowed_ns; 0: off */
 };
 
-/* One CPU's state (the kernel's per-CPU and per-event hw fields). */
+/* One CPU's cost state, every event's on it (the kernel's per-CPU one). */
 struct kprof_throttle_cpu {
 	__u64	running_len;		/* running_sample_length */
+};
+
+/* One event's per-tick state on a CPU (the kernel's hw fields). */
+struct kprof_throttle_count {
 	__u64	tick;			/* tick of the last counted interrupt */
 	__u64	tick_start_ns;		/* its start: tick * tick_nsec */
 	__u64	interrupts;		/* hwc->interrupts in that tick */
@@ -127,13 +133,13 @@ kprof_throttle_tick_of(const struct kprof_throttle_limits *l, __u64 now_ns)
 }
 
 /*
- * The tick of an interrupt at @now_ns on CPU @c, without a division while
+ * The tick of an interrupt at @now_ns of event @c, without a division while
  * @now_ns lies in the tick of the CPU's last counted interrupt (the
  * common case: the overflow handler runs this for every overflow).
  */
 static inline __u64
-kprof_throttle_cpu_tick(const struct kprof_throttle_limits *l,
-			const struct kprof_throttle_cpu *c, __u64 now_ns)
+kprof_throttle_count_tick(const struct kprof_throttle_limits *l,
+			  const struct kprof_throttle_count *c, __u64 now_ns)
 {
 	if (c->tick != KPROF_THROTTLE_NO_TICK && now_ns >= c->tick_start_ns &&
 	    now_ns - c->tick_start_ns < l->tick_nsec)
@@ -278,6 +284,11 @@ static inline void kprof_throttle_limits_copy(struct kprof_throttle_limits *dst,
 static inline void kprof_throttle_cpu_init(struct kprof_throttle_cpu *c)
 {
 	c->running_len = 0;
+}
+
+/* An event before its first interrupt. */
+static inline void kprof_throttle_count_init(struct kprof_throttle_count *c)
+{
 	c->tick = KPROF_THROTTLE_NO_TICK;
 	c->tick_start_ns = 0;
 	c->interrupts = 0;
@@ -300,10 +311,10 @@ static inline __u64 kprof_throttle_avg_ns(const struct kprof_throttle_cpu *c)
  * callers that report unthrottles call this first.
  */
 static inline bool kprof_throttle_unthrottle(const struct kprof_throttle_limits *l,
-					     struct kprof_throttle_cpu *c,
+					     struct kprof_throttle_count *c,
 					     __u64 now_ns, __u64 *restart_ns)
 {
-	if (!c->throttled || kprof_throttle_cpu_tick(l, c, now_ns) == c->tick)
+	if (!c->throttled || kprof_throttle_count_tick(l, c, now_ns) == c->tick)
 		return false;
 
 	c->throttled = 0;
@@ -352,7 +363,7 @@ static inline bool kprof_throttle_unthrottle(const struct kprof_throttle_limits 
  */
 static inline enum kprof_throttle_verdict
 kprof_throttle_interrupt_in(const struct kprof_throttle_limits *l,
-			    struct kprof_throttle_cpu *c, __u64 tick,
+			    struct kprof_throttle_count *c, __u64 tick,
 			    __u64 tick_start_ns)
 {
 	/* int limit vs u64 count: converted as the kernel's compare does */
@@ -399,7 +410,7 @@ kprof_throttle_interrupt_in(const struct kprof_throttle_limits *l,
 }
 
 /*
- * Must the next interrupt of CPU @c's current tick be the last one that
+ * Must the next interrupt of event @c's current tick be the last one that
  * reaches the handler?  True when kprof_throttle_interrupt_in() would
  * answer KPROF_THROTTLE_STOP or KPROF_THROTTLE_SUPPRESSED for it, false
  * when KPROF_THROTTLE_SAMPLE or KPROF_THROTTLE_WOULD_STOP; an interrupt in
@@ -409,7 +420,7 @@ kprof_throttle_interrupt_in(const struct kprof_throttle_limits *l,
  */
 static inline bool
 kprof_throttle_stops_next(const struct kprof_throttle_limits *l,
-			  const struct kprof_throttle_cpu *c)
+			  const struct kprof_throttle_count *c)
 {
 	__u64 max = (__u64)(__s64)KPROF_THROTTLE_READ(l->max_samples_per_tick);
 
@@ -430,9 +441,9 @@ kprof_throttle_stops_next(const struct kprof_throttle_limits *l,
 /* The same, in ticks of @now_ns: local_clock() / TICK_NSEC. */
 static inline enum kprof_throttle_verdict
 kprof_throttle_interrupt(const struct kprof_throttle_limits *l,
-			 struct kprof_throttle_cpu *c, __u64 now_ns)
+			 struct kprof_throttle_count *c, __u64 now_ns)
 {
-	__u64 tick = kprof_throttle_cpu_tick(l, c, now_ns);
+	__u64 tick = kprof_throttle_count_tick(l, c, now_ns);
 
 	return kprof_throttle_interrupt_in(l, c, tick, tick * l->tick_nsec);
 }

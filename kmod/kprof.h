@@ -139,9 +139,12 @@ struct kprof_cpu {
 	 * kprof's throttle: the handler decides, then defers what cannot be
 	 * done from inside an hrtimer callback or an NMI: stopping the event
 	 * (thr_stop, irq_work) and restarting it at the next tick (thr_timer,
-	 * armed by thr_stop).  thr and the flags are written only on this CPU.
+	 * armed by thr_stop).  cost (the CPU's average, which every event on
+	 * it would share, as the kernel's running_sample_length), thr (the
+	 * event's per-tick count) and the flags are written only on this CPU.
 	 */
-	struct kprof_throttle_cpu thr;
+	struct kprof_throttle_cpu cost;
+	struct kprof_throttle_count thr;
 	bool			thr_stopped;	/* kprof stopped the event */
 	bool			kthrottled;	/* the kernel's limit holds it */
 	bool			thr_armed;	/* kprof_throttle_end() armed it */

@@ -83,7 +83,7 @@ static void kprof_counters_read(struct kprof_cpu *c, struct kprof_counters *dst,
 		gen = local_read(&c->publish_gen);
 		barrier();
 		kprof_counters_fill(dst, c);
-		WRITE_ONCE(*avg_ns, kprof_throttle_avg_ns(&c->thr));
+		WRITE_ONCE(*avg_ns, kprof_throttle_avg_ns(&c->cost));
 		barrier();
 	} while (gen != local_read(&c->publish_gen));
 }

@@ -319,7 +319,7 @@ void kprof_throttle_feed(struct kprof_cpu *c, u64 cost_ns, u64 now)
 	struct kprof_throttle_lowering low;
 	struct kprof_rate_lowered r;
 
-	if (!kprof_throttle_sample_took(&kprof.limits, &c->thr, cost_ns, &low))
+	if (!kprof_throttle_sample_took(&kprof.limits, &c->cost, cost_ns, &low))
 		return;
 
 	r = (struct kprof_rate_lowered) {
@@ -426,7 +426,8 @@ void kprof_throttle_init_cpus(void)
 		c->thr_msg = IRQ_WORK_INIT(kprof_throttle_msg_work);
 		kprof_hrtimer_setup(&c->thr_timer, kprof_throttle_timer_fn,
 				    CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
-		kprof_throttle_cpu_init(&c->thr);
+		kprof_throttle_cpu_init(&c->cost);
+		kprof_throttle_count_init(&c->thr);
 	}
 }
 
@@ -436,7 +437,8 @@ void kprof_throttle_init_cpus(void)
  */
 void kprof_throttle_reset(struct kprof_cpu *c)
 {
-	kprof_throttle_cpu_init(&c->thr);
+	kprof_throttle_cpu_init(&c->cost);
+	kprof_throttle_count_init(&c->thr);
 	c->thr_stopped = false;
 	c->kthrottled = false;
 	c->thr_armed = false;

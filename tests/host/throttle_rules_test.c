@@ -188,12 +188,12 @@ static int samples_in_first_tick(unsigned int semantics, int n,
 				 int *stop_at)
 {
 	struct kprof_throttle_limits l;
-	struct kprof_throttle_cpu c;
+	struct kprof_throttle_count c;
 	int i, taken = 0;
 
 	*stop_at = 0;
 	kprof_throttle_limits_init(&l, 250, semantics);
-	kprof_throttle_cpu_init(&c);
+	kprof_throttle_count_init(&c);
 	kprof_throttle_set_max_sample_rate(&l, 250);	/* 1 per tick */
 	for (i = 1; i <= n; i++) {
 		int v = kprof_throttle_interrupt(&l, &c, 1000 * i);
@@ -230,12 +230,12 @@ TEST(max_one_per_tick_f51972e6)
 TEST(unthrottle_next_tick)
 {
 	struct kprof_throttle_limits l;
-	struct kprof_throttle_cpu c;
+	struct kprof_throttle_count c;
 	u64 restart = 0;
 	int i;
 
 	ASSERT_EQ(0, kprof_throttle_limits_init(&l, 250, KPROF_THROTTLE_GE));
-	kprof_throttle_cpu_init(&c);
+	kprof_throttle_count_init(&c);
 	for (i = 0; i < 399; i++)
 		ASSERT_EQ(KPROF_THROTTLE_SAMPLE,
 			  (int)kprof_throttle_interrupt(&l, &c, 4000000 + i));
@@ -263,12 +263,12 @@ TEST(unthrottle_next_tick)
 TEST(caller_ticks)
 {
 	struct kprof_throttle_limits l;
-	struct kprof_throttle_cpu c;
+	struct kprof_throttle_count c;
 	int i;
 
 	ASSERT_EQ(0, kprof_throttle_limits_init(&l, 250, KPROF_THROTTLE_GE));
 	ASSERT_EQ(0, kprof_throttle_set_max_sample_rate(&l, 1000));
-	kprof_throttle_cpu_init(&c);
+	kprof_throttle_count_init(&c);
 	/* 4 per tick; tick 7 spans two ticks of time here */
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(KPROF_THROTTLE_SAMPLE,
@@ -302,13 +302,13 @@ static u64 armed_run(struct __test_metadata *_metadata, unsigned int semantics,
 		     u64 rate, u64 *most_samples, u64 *dropped)
 {
 	struct kprof_throttle_limits l;
-	struct kprof_throttle_cpu c;
+	struct kprof_throttle_count c;
 	u64 ts, tick = ~0ULL, seen = 0, sampled = 0, most = 0;
 
 	kernel_boot(250);
 	ASSERT_EQ(0, kprof_throttle_limits_init(&l, 250, semantics));
 	ASSERT_EQ(0, kprof_throttle_set_max_sample_rate(&l, rate));
-	kprof_throttle_cpu_init(&c);
+	kprof_throttle_count_init(&c);
 	*most_samples = *dropped = 0;
 	/* 10 kHz for 50 ticks, off the tick's phase */
 	for (ts = 1234; ts < 50 * (u64)TICK_NSEC; ts += 100000) {
@@ -377,6 +377,44 @@ TEST(armed_kernel_throttle)
 				  &dropped));
 	EXPECT_EQ(1ULL, samples);
 	EXPECT_LT(0ULL, dropped);
+}
+
+/*
+ * Two events on one CPU (two sessions' counters, as two perf events): each
+ * counts its own interrupts in a tick (hw.interrupts), so the limit stops
+ * each at its own 4th; both feed the CPU's one cost average
+ * (running_sample_length).  One count for both would stop at the 4th
+ * interrupt of the two together.
+ */
+TEST(two_events_share_the_average_not_the_count)
+{
+	struct kprof_throttle_lowering low;
+	struct kprof_throttle_limits l;
+	struct kprof_throttle_count a, b;
+	struct kprof_throttle_cpu cpu;
+	int i;
+
+	ASSERT_EQ(0, kprof_throttle_limits_init(&l, 250, KPROF_THROTTLE_GE));
+	ASSERT_EQ(0, kprof_throttle_set_max_sample_rate(&l, 1000));	/* 4 a tick */
+	kprof_throttle_count_init(&a);
+	kprof_throttle_count_init(&b);
+	kprof_throttle_cpu_init(&cpu);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(KPROF_THROTTLE_SAMPLE,
+			  (int)kprof_throttle_interrupt(&l, &a, 4000000 + i * 1000));
+		ASSERT_EQ(KPROF_THROTTLE_SAMPLE,
+			  (int)kprof_throttle_interrupt(&l, &b, 4000500 + i * 1000));
+	}
+	ASSERT_EQ(KPROF_THROTTLE_STOP, (int)kprof_throttle_interrupt(&l, &a, 4003000));
+	ASSERT_EQ(KPROF_THROTTLE_SUPPRESSED, (int)kprof_throttle_interrupt(&l, &a, 4003100));
+	ASSERT_EQ(KPROF_THROTTLE_STOP, (int)kprof_throttle_interrupt(&l, &b, 4003500));
+	ASSERT_EQ(4U, a.interrupts);
+	ASSERT_EQ(4U, b.interrupts);
+
+	/* 5000 ns from one, 7000 from the other: one sum, decayed by 1/128 */
+	ASSERT_FALSE(kprof_throttle_sample_took(&l, &cpu, 5000, &low));
+	ASSERT_FALSE(kprof_throttle_sample_took(&l, &cpu, 7000, &low));
+	ASSERT_EQ(5000U - 5000 / 128 + 7000, cpu.running_len);
 }
 
 TEST_HARNESS_MAIN

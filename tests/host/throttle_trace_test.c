@@ -24,6 +24,7 @@
 struct pair {
 	struct kprof_throttle_limits l;
 	struct kprof_throttle_cpu c;
+	struct kprof_throttle_count e;
 	unsigned int semantics;
 	unsigned long step;
 	unsigned long samples, suppressed, stops, would_stops, lowered;
@@ -74,6 +75,7 @@ static void pair_init(struct __test_metadata *_metadata, struct pair *p,
 	kernel_boot(hz);
 	ASSERT_EQ(0, kprof_throttle_limits_init(&p->l, hz, semantics));
 	kprof_throttle_cpu_init(&p->c);
+	kprof_throttle_count_init(&p->e);
 	p->semantics = semantics;
 	compare_limits(_metadata, p);
 
@@ -95,12 +97,12 @@ static void pair_interrupt(struct __test_metadata *_metadata, struct pair *p,
 
 	p->step++;
 	/* What the header predicts for an interrupt in the same tick. */
-	stops_next = kprof_throttle_stops_next(&p->l, &p->c);
-	same_tick = p->c.tick == ts / TICK_NSEC;
+	stops_next = kprof_throttle_stops_next(&p->l, &p->e);
+	same_tick = p->e.tick == ts / TICK_NSEC;
 	kernel_advance(ts);
 
 	/* The kernel unthrottles at the tick, the header when asked. */
-	h_unthrottle = kprof_throttle_unthrottle(&p->l, &p->c, ts, &restart);
+	h_unthrottle = kprof_throttle_unthrottle(&p->l, &p->e, ts, &restart);
 	ASSERT_EQ(k_unthrottles + (int)h_unthrottle, kernel_did.unthrottle_logs)
 		TH_LOG("step %lu t=%llu: unthrottle mismatch", p->step,
 		       (unsigned long long)ts);
@@ -110,7 +112,7 @@ static void pair_interrupt(struct __test_metadata *_metadata, struct pair *p,
 		p->unthrottles++;
 	}
 
-	v = kprof_throttle_interrupt(&p->l, &p->c, ts);
+	v = kprof_throttle_interrupt(&p->l, &p->e, ts);
 	if (same_tick)
 		ASSERT_EQ(stops_next,
 			  v == KPROF_THROTTLE_STOP || v == KPROF_THROTTLE_SUPPRESSED)
@@ -140,7 +142,7 @@ static void pair_interrupt(struct __test_metadata *_metadata, struct pair *p,
 	count = hwc.interrupts;
 	if (ret && p->semantics != KPROF_THROTTLE_SHADOW) {
 		/* the count that tripped, before MAX_INTERRUPTS */
-		count = p->c.interrupts;
+		count = p->e.interrupts;
 		ASSERT_EQ(KPROF_THROTTLE_STOP, v)
 			TH_LOG("step %lu t=%llu", p->step,
 			       (unsigned long long)ts);
@@ -160,9 +162,9 @@ static void pair_interrupt(struct __test_metadata *_metadata, struct pair *p,
 			       (unsigned long long)hwc.interrupts,
 			       max_samples_per_tick);
 	}
-	ASSERT_EQ(count, p->c.interrupts) TH_LOG("step %lu", p->step);
-	ASSERT_EQ(perf_throttled_seq, p->c.tick) TH_LOG("step %lu", p->step);
-	ASSERT_EQ(hwc.interrupts == MAX_INTERRUPTS, p->c.throttled != 0);
+	ASSERT_EQ(count, p->e.interrupts) TH_LOG("step %lu", p->step);
+	ASSERT_EQ(perf_throttled_seq, p->e.tick) TH_LOG("step %lu", p->step);
+	ASSERT_EQ(hwc.interrupts == MAX_INTERRUPTS, p->e.throttled != 0);
 
 	/* The sample is taken (also the throttling one): feed its cost. */
 	p->samples++;

@@ -233,12 +233,18 @@ static int sim_parse_line(char *line, unsigned long lineno,
 	return 1;
 }
 
+/* The one CPU and event simulated: its cost average and per-tick count. */
+struct sim_cpu {
+	struct kprof_throttle_cpu cost;
+	struct kprof_throttle_count ev;
+};
+
 /*
  * One interrupt at TS costing COST through the model, its lines printed as
  * they happen.  FIELDS == 3: TICK is the kernel's tick, so an unthrottle is
  * seen at the first line of a later tick, not computed.
  */
-static void sim_interrupt(struct kprof_throttle_limits *l, struct kprof_throttle_cpu *cpu,
+static void sim_interrupt(struct kprof_throttle_limits *l, struct sim_cpu *cpu,
 			  struct sim_totals *tot, unsigned long long ts,
 			  unsigned long long cost, unsigned long long tick, int fields)
 {
@@ -248,13 +254,13 @@ static void sim_interrupt(struct kprof_throttle_limits *l, struct kprof_throttle
 
 	if (fields == 3) {
 		/* The kernel's ticks: the restart is seen, not known. */
-		if (cpu->throttled && tick != cpu->tick)
+		if (cpu->ev.throttled && tick != cpu->ev.tick)
 			printf("unthrottle t=%llu\n", ts);
-		v = kprof_throttle_interrupt_in(l, cpu, tick, ts);
+		v = kprof_throttle_interrupt_in(l, &cpu->ev, tick, ts);
 	} else {
-		if (kprof_throttle_unthrottle(l, cpu, ts, &restart))
+		if (kprof_throttle_unthrottle(l, &cpu->ev, ts, &restart))
 			printf("unthrottle t=%llu\n", restart);
-		v = kprof_throttle_interrupt(l, cpu, ts);
+		v = kprof_throttle_interrupt(l, &cpu->ev, ts);
 	}
 	switch (v) {
 	case KPROF_THROTTLE_SUPPRESSED:
@@ -262,12 +268,12 @@ static void sim_interrupt(struct kprof_throttle_limits *l, struct kprof_throttle
 		return;
 	case KPROF_THROTTLE_STOP:
 		printf("throttle t=%llu tick=%llu interrupts=%llu\n",
-		       ts, cpu->tick, cpu->interrupts);
+		       ts, cpu->ev.tick, cpu->ev.interrupts);
 		tot->throttles++;
 		break;
 	case KPROF_THROTTLE_WOULD_STOP:
 		printf("would-throttle t=%llu tick=%llu interrupts=%llu\n",
-		       ts, cpu->tick, cpu->interrupts);
+		       ts, cpu->ev.tick, cpu->ev.interrupts);
 		tot->throttles++;
 		break;
 	case KPROF_THROTTLE_SAMPLE:
@@ -275,7 +281,7 @@ static void sim_interrupt(struct kprof_throttle_limits *l, struct kprof_throttle
 	}
 	tot->samples++;
 
-	if (kprof_throttle_sample_took(l, cpu, cost, &low)) {
+	if (kprof_throttle_sample_took(l, &cpu->cost, cost, &low)) {
 		printf("lower t=%llu avg=%llu allowed=%llu max_samples_per_tick=%llu max_sample_rate=%llu\n",
 		       ts, low.avg_ns, low.old_allowed_ns,
 		       low.max_samples_per_tick, low.max_sample_rate);
@@ -285,7 +291,7 @@ static void sim_interrupt(struct kprof_throttle_limits *l, struct kprof_throttle
 
 static int sim_run(FILE *in, struct kprof_throttle_limits *l)
 {
-	struct kprof_throttle_cpu cpu;
+	struct sim_cpu cpu;
 	struct sim_totals tot = { 0 };
 	unsigned long long ts = 0, cost = 0, prev_ts = 0, tick = 0;
 	unsigned long lineno = 0;
@@ -294,7 +300,8 @@ static int sim_run(FILE *in, struct kprof_throttle_limits *l)
 	size_t cap = 0;
 	int ret = SIM_EXIT_OK;
 
-	kprof_throttle_cpu_init(&cpu);
+	kprof_throttle_cpu_init(&cpu.cost);
+	kprof_throttle_count_init(&cpu.ev);
 	while (getline(&line, &cap, in) != -1) {
 		int r;
 
