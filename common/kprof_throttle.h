@@ -13,13 +13,13 @@
  * written without a lock, READ_ONCE/WRITE_ONCE in the kernel), the cost
  * average per CPU, shared by every event on it (struct kprof_throttle_cpu,
  * running_sample_length), and the per-tick count per event (struct
- * kprof_throttle_event, hw.interrupts and hw.interrupts_seq).  Time, cost and the tick
- * are passed in; nothing here locks, prints, allocates or reads a clock,
- * so it runs in NMI context and in userspace alike.  The kernel's int
- * globals are __s32 here, with the kernel's conversions, so the model
- * agrees with it even where the kernel's arithmetic wraps.  Not modelled:
- * the kernel's "throttle" argument (software events skip the check for
- * all but the last of several overflows folded into one call).
+ * kprof_throttle_count, hw.interrupts and hw.interrupts_seq).  Time, cost
+ * and the tick are passed in; nothing here locks, prints, allocates or
+ * reads a clock, so it runs in NMI context and in userspace alike.  The
+ * kernel's int globals are __s32 here, with the kernel's conversions, so
+ * the model agrees with it even where the kernel's arithmetic wraps.  Not
+ * modelled: the kernel's "throttle" argument (software events skip the
+ * check for all but the last of several overflows folded into one call).
  */
 #ifndef _KPROF_THROTTLE_H
 #define _KPROF_THROTTLE_H
