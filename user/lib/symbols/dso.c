@@ -8,22 +8,19 @@
  * the names demangled or not.  Captures save the raw symbols.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <elfutils/libdwelf.h>
 #include <gelf.h>
 
 #include "lib/symbols/debuginfod.h"
 #include "lib/symbols/demangle.h"
 #include "lib/symbols/dso.h"
+#include "lib/symbols/elfsrc.h"
 #include "lib/symbols/inline.h"
 #include "lib/symbols/perfmap.h"
 #include "lib/util/print.h"
@@ -180,212 +177,7 @@ static int add_raw(struct dso *d, uint64_t start, uint64_t size, int binding,
 }
 
 /* ---------------------------------------------------------------------- */
-/* Reading ELF files the way perf's symsrc__init() / dso__load_sym() do. */
-
-struct elfsrc {
-	int fd;
-	Elf *elf;
-	void *image;		/* [vdso]: a copy of this process's */
-	Elf_Scn *symtab, *dynsym;
-	size_t dynsym_idx;
-};
-
-static void elfsrc_close(struct elfsrc *s)
-{
-	if (s->elf)
-		elf_end(s->elf);
-	if (s->fd >= 0)
-		close(s->fd);
-	free(s->image);
-	memset(s, 0, sizeof(*s));
-	s->fd = -1;
-}
-
-static Elf_Scn *section_by_name(Elf *elf, const char *name, GElf_Shdr *sh, size_t *idx)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, sh))
-			continue;
-		n = elf_strptr(elf, shstrndx, sh->sh_name);
-		if (n && !strcmp(n, name)) {
-			if (idx)
-				*idx = elf_ndxscn(scn);
-			return scn;
-		}
-	}
-	return NULL;
-}
-
-static int build_id_of(Elf *elf, unsigned char *bid)
-{
-	const void *p;
-	ssize_t n = dwelf_elf_gnu_build_id(elf, &p);
-
-	if (n <= 0 || n > DSO_BUILD_ID_MAX)
-		return 0;
-	memcpy(bid, p, n);
-	return n;
-}
-
-/* symsrc__init(): open, and refuse a file whose build-id is not the DSO's. */
-static int elfsrc_open(struct elfsrc *s, const struct dso *d, const char *path)
-{
-	unsigned char bid[DSO_BUILD_ID_MAX];
-	GElf_Shdr sh;
-	struct stat st;
-
-	memset(s, 0, sizeof(*s));
-	s->fd = -1;
-	elf_version(EV_CURRENT);
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
-		return -ENOENT;
-	s->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (s->fd < 0)
-		return -errno;
-	s->elf = elf_begin(s->fd, ELF_C_READ_MMAP, NULL);
-	if (!s->elf || elf_kind(s->elf) != ELF_K_ELF)
-		goto fail;
-	if (d->bid_len && (build_id_of(s->elf, bid) != (int)d->bid_len ||
-			   memcmp(bid, d->bid, d->bid_len)))
-		goto fail;
-	s->symtab = section_by_name(s->elf, ".symtab", &sh, NULL);
-	if (s->symtab && sh.sh_type != SHT_SYMTAB)
-		s->symtab = NULL;
-	s->dynsym = section_by_name(s->elf, ".dynsym", &sh, &s->dynsym_idx);
-	if (s->dynsym && sh.sh_type != SHT_DYNSYM)
-		s->dynsym = NULL;
-	return 0;
-fail:
-	elfsrc_close(s);
-	return -ENOENT;
-}
-
-/* This process's vDSO, as perf's vdso.c copies its own. */
-static int elfsrc_open_vdso(struct elfsrc *s)
-{
-	unsigned long base = getauxval(AT_SYSINFO_EHDR);
-	unsigned long long start, end;
-	char line[256];
-	GElf_Shdr sh;
-	FILE *f;
-
-	memset(s, 0, sizeof(*s));
-	s->fd = -1;
-	elf_version(EV_CURRENT);
-	if (!base)
-		return -ENOENT;
-	f = fopen("/proc/self/maps", "r");
-	if (!f)
-		return -errno;
-	start = 0;
-	end = 0;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &end) == 2)
-			break;
-	fclose(f);
-	if (start != base || end <= start)
-		return -ENOENT;
-	s->image = malloc(end - start);
-	if (!s->image)
-		return -ENOMEM;
-	memcpy(s->image, (const void *)base, end - start);
-	s->elf = elf_memory(s->image, end - start);
-	if (!s->elf || elf_kind(s->elf) != ELF_K_ELF) {
-		elfsrc_close(s);
-		return -ENOENT;
-	}
-	s->symtab = section_by_name(s->elf, ".symtab", &sh, NULL);
-	if (s->symtab && sh.sh_type != SHT_SYMTAB)
-		s->symtab = NULL;
-	s->dynsym = section_by_name(s->elf, ".dynsym", &sh, &s->dynsym_idx);
-	if (s->dynsym && sh.sh_type != SHT_DYNSYM)
-		s->dynsym = NULL;
-	return 0;
-}
-
-/* filename__read_debuglink(): the file name .gnu_debuglink holds. */
-static int read_debuglink(const char *path, char *out, size_t len)
-{
-	struct elfsrc s;
-	Elf_Data *data;
-	GElf_Shdr sh;
-	Elf_Scn *scn;
-	int ret = -ENOENT;
-	struct dso none = { 0 };
-
-	if (elfsrc_open(&s, &none, path))
-		return -ENOENT;
-	scn = section_by_name(s.elf, ".gnu_debuglink", &sh, NULL);
-	data = scn ? elf_getdata(scn, NULL) : NULL;
-	if (data && data->d_size && memchr(data->d_buf, '\0', data->d_size)) {
-		snprintf(out, len, "%s", (const char *)data->d_buf);
-		ret = 0;
-	}
-	elfsrc_close(&s);
-	return ret;
-}
-
-static int is_regular(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISREG(st.st_mode);
-}
-
-/* Candidate I of dso__load()'s list (the ones a user DSO can have). */
-static int candidate(const struct dso *d, int i, char *out, size_t len)
-{
-	char dir[PATH_MAX], link[PATH_MAX];
-	static const char *const links[] = {
-		"%.0s%s", "%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s",
-	};
-	unsigned int j;
-	size_t k;
-
-	switch (i) {
-	case 0:		/* DEBUGLINK: the first place the named file is */
-		if (read_debuglink(d->path, link, sizeof(link)))
-			return -1;
-		snprintf(dir, sizeof(dir), "%s", d->path);
-		k = strlen(dir);
-		while (k && dir[k] != '/')
-			k--;
-		dir[k] = '\0';
-		for (j = 0; j < sizeof(links) / sizeof(links[0]); j++) {
-			snprintf(out, len, links[j], dir, link);
-			if (is_regular(out))
-				return 0;
-		}
-		return -1;
-	case 1:		/* FEDORA_DEBUGINFO */
-		snprintf(out, len, "/usr/lib/debug%s.debug", d->path);
-		return 0;
-	case 2:		/* UBUNTU_DEBUGINFO */
-		snprintf(out, len, "/usr/lib/debug%s", d->path);
-		return 0;
-	case 3:		/* BUILDID_DEBUGINFO */
-		if (!d->bid_len)
-			return -1;
-		k = snprintf(out, len, "/usr/lib/debug/.build-id/%02x/", d->bid[0]);
-		for (j = 1; j < d->bid_len && k + 3 < len; j++)
-			k += snprintf(out + k, len - k, "%02x", d->bid[j]);
-		snprintf(out + k, len - k, ".debug");
-		return 0;
-	case 4:		/* SYSTEM_PATH_DSO */
-		snprintf(out, len, "%s", d->path);
-		return 0;
-	}
-	return -1;
-}
-
-#define NR_CANDIDATES	5
+/* Reading an ELF file's symbols the way perf's dso__load_sym() does. */
 
 /* The PT_LOAD holding VADDR (elf_read_program_header()). */
 static int phdr_of(Elf *elf, uint64_t vaddr, GElf_Phdr *ph)
@@ -488,11 +280,11 @@ static int load_plt(struct dso *d, struct elfsrc *run)
 
 	if (!run->dynsym || !gelf_getshdr(run->dynsym, &dyn_sh))
 		return 0;
-	scn = section_by_name(run->elf, ".rela.plt", &rel_sh, NULL);
+	scn = elfsrc__section(run->elf, ".rela.plt", &rel_sh, NULL);
 	if (!scn)
-		scn = section_by_name(run->elf, ".rel.plt", &rel_sh, NULL);
+		scn = elfsrc__section(run->elf, ".rel.plt", &rel_sh, NULL);
 	if (!scn || rel_sh.sh_link != run->dynsym_idx || !rel_sh.sh_entsize ||
-	    !section_by_name(run->elf, ".plt", &plt_sh, NULL))
+	    !elfsrc__section(run->elf, ".plt", &plt_sh, NULL))
 		return 0;
 	rel = elf_getdata(scn, NULL);
 	syms = elf_getdata(run->dynsym, NULL);
@@ -556,7 +348,7 @@ static int jit_grew(const struct dso *d)
 
 static int dso_read(struct dso *d)
 {
-	struct elfsrc cand[NR_CANDIDATES + 1], *syms = NULL, *run = NULL;
+	struct elfsrc cand[ELFSRC_CANDIDATES + 1], *syms = NULL, *run = NULL;
 	char path[PATH_MAX];
 	struct elfsrc self;
 	int i, nc = 0, ret = -ENOENT;
@@ -564,7 +356,7 @@ static int dso_read(struct dso *d)
 	if (d->jit)
 		return jit_read(d);
 	if (!strcmp(d->path, "[vdso]")) {
-		if (elfsrc_open_vdso(&cand[0]))
+		if (elfsrc__open_vdso(&cand[0]))
 			return -ENOENT;
 		nc = 1;
 		syms = cand[0].symtab ? &cand[0] : NULL;
@@ -572,21 +364,22 @@ static int dso_read(struct dso *d)
 		goto found;
 	}
 	/* The DSO's own build-id: debug files must match it. */
-	if (elfsrc_open(&self, d, d->path))
+	if (elfsrc__open(&self, d->path, d->bid, d->bid_len))
 		return -ENOENT;
-	d->bid_len = build_id_of(self.elf, d->bid);
-	elfsrc_close(&self);
+	d->bid_len = elfsrc__build_id(self.elf, d->bid, sizeof(d->bid));
+	elfsrc__close(&self);
 	if (d->want_bid_len && (d->want_bid_len != d->bid_len ||
 				memcmp(d->want_bid, d->bid, d->bid_len))) {
 		p_warn("%s: build-id differs from the one the process mapped: its frames will be [unknown]",
 		       d->path);
 		return -ENOENT;
 	}
-	for (i = 0; i < NR_CANDIDATES && !(syms && run); i++) {
+	for (i = 0; i < ELFSRC_CANDIDATES && !(syms && run); i++) {
 		struct elfsrc *s = &cand[nc];
 		int keep = 0;
 
-		if (candidate(d, i, path, sizeof(path)) || elfsrc_open(s, d, path))
+		if (elfsrc__candidate(d->path, d->bid, d->bid_len, i, path, sizeof(path)) ||
+		    elfsrc__open(s, path, d->bid, d->bid_len))
 			continue;
 		if (!syms && s->symtab) {
 			syms = s;
@@ -599,15 +392,15 @@ static int dso_read(struct dso *d)
 		if (keep)
 			nc++;
 		else
-			elfsrc_close(s);
+			elfsrc__close(s);
 	}
 	/* No .symtab on this disk: the debug file a server has for the build-id. */
 	if (!syms && !debuginfod__find(d->dbgd, d->bid, d->bid_len, path, sizeof(path)) &&
-	    !elfsrc_open(&cand[nc], d, path)) {
+	    !elfsrc__open(&cand[nc], path, d->bid, d->bid_len)) {
 		if (cand[nc].symtab)
 			syms = &cand[nc++];
 		else
-			elfsrc_close(&cand[nc]);
+			elfsrc__close(&cand[nc]);
 	}
 found:
 	if (!syms && !run)
@@ -625,7 +418,7 @@ found:
 		ret = load_plt(d, run);
 out:
 	for (i = 0; i < nc; i++)
-		elfsrc_close(&cand[i]);
+		elfsrc__close(&cand[i]);
 	return ret;
 }
 
@@ -727,24 +520,25 @@ static int dwarf_source(struct dso *d, char *out, size_t len)
 	struct elfsrc s;
 	int i, symtab;
 
-	for (i = 0; i < NR_CANDIDATES; i++) {
-		if (candidate(d, i, out, len) || elfsrc_open(&s, d, out))
+	for (i = 0; i < ELFSRC_CANDIDATES; i++) {
+		if (elfsrc__candidate(d->path, d->bid, d->bid_len, i, out, len) ||
+		    elfsrc__open(&s, out, d->bid, d->bid_len))
 			continue;
 		symtab = !!s.symtab;
-		elfsrc_close(&s);
+		elfsrc__close(&s);
 		if (symtab)
 			return 0;
 	}
 	if (!debuginfod__find(d->dbgd, d->bid, d->bid_len, out, len) &&
-	    !elfsrc_open(&s, d, out)) {
+	    !elfsrc__open(&s, out, d->bid, d->bid_len)) {
 		symtab = !!s.symtab;
-		elfsrc_close(&s);
+		elfsrc__close(&s);
 		if (symtab)
 			return 0;
 	}
-	if (elfsrc_open(&s, d, d->path))
+	if (elfsrc__open(&s, d->path, d->bid, d->bid_len))
 		return -ENOENT;
-	elfsrc_close(&s);
+	elfsrc__close(&s);
 	snprintf(out, len, "%s", d->path);
 	return 0;
 }
