@@ -75,7 +75,7 @@ static const char kallsyms[] =
 #define NR_UNTHROTTLE	3	/* one per throttle */
 
 /*
- * A DSO symbol section as kprofcat -o writes it (dso.c's blob: header,
+ * A DSO symbol section as kprofcat -o writes it (dso_blob.c: header,
  * path padded to 8, raw symbols, names): one function synth_func at file
  * offset 0x1200 (0x100 bytes, global, from .symtab).
  */

@@ -34,7 +34,7 @@
  *			CPU's ring buffer (unknown types included)
  *	DSO (5)		symbol snapshot of one DSO that samples hit: path,
  *			build-id and the raw symbols perf's choice starts
- *			from (see dso.c), so the capture symbolizes the same
+ *			from (see dso_blob.c), so the capture symbolizes the same
  *			on any machine (version 1 held a PT_LOAD table and
  *			symbols already chosen)
  *	STATS (6)	arg = CPU; struct kprof_cpu_stats at the end of the run

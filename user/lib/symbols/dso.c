@@ -5,7 +5,7 @@
  * Loading keeps the raw symbols (ELF names, file offsets, sizes, bindings,
  * in perf's insertion order, with the batch each belongs to); the table
  * perf would build from them (symtab.c) is made on the first lookup, with
- * the names demangled or not.  Captures save the raw symbols.
+ * the names demangled or not.  Captures save the raw symbols (dso_blob.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -20,49 +20,12 @@
 #include "lib/symbols/debuginfod.h"
 #include "lib/symbols/demangle.h"
 #include "lib/symbols/dso.h"
+#include "lib/symbols/dso_internal.h"
 #include "lib/symbols/elfsrc.h"
 #include "lib/symbols/inline.h"
 #include "lib/symbols/perfmap.h"
 #include "lib/util/print.h"
 #include "lib/symbols/symtab.h"
-
-enum dso_state { DSO_NEW, DSO_LOADED, DSO_FAILED };
-
-/* The batches perf inserts, each followed by its fixups (plt: none). */
-enum { BATCH_SYMTAB, BATCH_DYNSYM, BATCH_PLT, NR_BATCHES };
-
-struct rawsym {
-	uint64_t start;		/* file offset */
-	uint64_t size;
-	uint32_t name;		/* offset in names */
-	uint16_t binding;
-	uint16_t batch;
-};
-
-struct dso {
-	char *path;
-	enum dso_state state;
-	uint32_t bid_len;
-	unsigned char bid[DSO_BUILD_ID_MAX];
-	uint32_t want_bid_len;
-	unsigned char want_bid[DSO_BUILD_ID_MAX];
-	struct rawsym *raw;
-	uint32_t nraw, raw_cap;
-	char *names;
-	uint32_t names_len, names_cap;
-	struct symtab *tab;	/* built from RAW on the first lookup */
-	int tab_demangle;	/* how TAB's names were made */
-	int jit;		/* a JIT map (perfmap.h), not an ELF file */
-	int from_blob;		/* a capture's snapshot: never read from disk */
-	struct debuginfod *dbgd;	/* NULL: no server asked */
-	off_t jit_size;		/* a JIT map's size when it was read */
-	/* Tables of earlier reads of a JIT map: names handed out live on. */
-	struct symtab **retired;
-	size_t nretired;
-	/* Inline info, opened on the first dso__inlines() (inl_tried). */
-	struct inlines *inl;
-	int inl_tried, inl_demangle;
-};
 
 struct dso *dso__new(const char *path)
 {
@@ -82,7 +45,7 @@ struct dso *dso__new(const char *path)
 	return d;
 }
 
-static void dso_clear(struct dso *d)
+void dso_clear(struct dso *d)
 {
 	free(d->raw);
 	free(d->names);
@@ -562,156 +525,4 @@ unsigned int dso__inlines(struct dso *d, uint64_t off, int demangle,
 			d->inl = inlines__open(path, d->path, demangle);
 	}
 	return d->inl ? inlines__at(d->inl, off, names) : 0;
-}
-
-/* ---------------------------------------------------------------------- */
-/*
- * Blob: struct dso_blob, the path (path_len bytes, NUL included), nraw
- * struct rawsym, names_len bytes of names; each part padded to 8 bytes.
- */
-struct dso_blob {
-	uint32_t state;		/* DSO_LOADED or DSO_FAILED */
-	uint32_t path_len;
-	uint32_t bid_len;
-	uint32_t nraw;
-	uint32_t names_len;
-	uint32_t reserved;
-	unsigned char bid[24];
-};
-
-#define PAD8(x)	(((x) + 7) & ~(size_t)7)
-
-int dso__save(const struct dso *d, int (*write)(void *ctx, const void *blob, size_t len),
-	      void *ctx)
-{
-	struct dso_blob b = { 0 };
-	size_t len, pos;
-	char *buf;
-	int ret;
-
-	b.state = d->state;
-	b.path_len = strlen(d->path) + 1;
-	b.bid_len = d->bid_len;
-	memcpy(b.bid, d->bid, d->bid_len);
-	if (d->state == DSO_LOADED) {
-		b.nraw = d->nraw;
-		b.names_len = d->names_len;
-	}
-	len = sizeof(b) + PAD8(b.path_len) + (size_t)b.nraw * sizeof(struct rawsym) +
-	      PAD8(b.names_len);
-	buf = calloc(1, len);
-	if (!buf)
-		return -ENOMEM;
-	memcpy(buf, &b, sizeof(b));
-	pos = sizeof(b);
-	memcpy(buf + pos, d->path, b.path_len);
-	pos += PAD8(b.path_len);
-	if (b.nraw)
-		memcpy(buf + pos, d->raw, b.nraw * sizeof(struct rawsym));
-	pos += b.nraw * sizeof(struct rawsym);
-	if (b.names_len)
-		memcpy(buf + pos, d->names, b.names_len);
-	ret = write(ctx, buf, len);
-	free(buf);
-	return ret;
-}
-
-const char *dso__blob_path(const void *blob, size_t len)
-{
-	const char *p = blob;
-	struct dso_blob b;
-
-	if (len < sizeof(b))
-		return NULL;
-	memcpy(&b, blob, sizeof(b));
-	if (!b.path_len || b.path_len > 4096 || len < sizeof(b) + b.path_len ||
-	    p[sizeof(b) + b.path_len - 1] != '\0')
-		return NULL;
-	return p + sizeof(b);
-}
-
-/* Check BLOB's layout: 0 and its header in *B, or -EBADMSG. */
-static int blob_check(const void *blob, size_t len, struct dso_blob *b)
-{
-	const unsigned char *p = blob;
-	size_t pos, need;
-	uint32_t i;
-
-	if (!dso__blob_path(blob, len))
-		return -EBADMSG;
-	memcpy(b, p, sizeof(*b));
-	if ((b->state != DSO_LOADED && b->state != DSO_FAILED) ||
-	    b->bid_len > DSO_BUILD_ID_MAX || b->nraw > (1U << 24) || b->names_len > (1U << 28))
-		return -EBADMSG;
-	pos = sizeof(*b) + PAD8(b->path_len);
-	need = pos + (size_t)b->nraw * sizeof(struct rawsym) + b->names_len;
-	if (len < need || (b->names_len && p[need - 1] != '\0'))
-		return -EBADMSG;
-	for (i = 0; i < b->nraw; i++) {
-		struct rawsym r;
-
-		memcpy(&r, p + pos + (size_t)i * sizeof(r), sizeof(r));
-		if (r.name >= b->names_len || r.batch >= NR_BATCHES)
-			return -EBADMSG;
-	}
-	return 0;
-}
-
-int dso__blob_view(const void *blob, size_t len, struct dso_blob_view *v)
-{
-	const unsigned char *p = blob;
-	struct dso_blob b;
-	size_t pos;
-
-	if (blob_check(blob, len, &b))
-		return -EBADMSG;
-	pos = sizeof(b) + PAD8(b.path_len);
-	v->path = (const char *)p + sizeof(b);
-	v->build_id = p + offsetof(struct dso_blob, bid);
-	v->build_id_len = b.bid_len;
-	v->loaded = b.state == DSO_LOADED;
-	v->nr = b.nraw;
-	v->syms = p + pos;
-	v->names = (const char *)p + pos + (size_t)b.nraw * sizeof(struct rawsym);
-	return 0;
-}
-
-void dso__blob_sym(const struct dso_blob_view *v, uint32_t i, struct dso_blob_sym *s)
-{
-	struct rawsym r;
-
-	memcpy(&r, (const unsigned char *)v->syms + (size_t)i * sizeof(r), sizeof(r));
-	s->start = r.start;
-	s->size = r.size;
-	s->name = v->names + r.name;
-	s->binding = r.binding;
-	s->plt = r.batch == BATCH_PLT;
-}
-
-int dso__load_blob(struct dso *d, const void *blob, size_t len)
-{
-	const unsigned char *p = blob;
-	struct dso_blob b;
-	size_t pos;
-
-	if (blob_check(blob, len, &b))
-		return -EBADMSG;
-	pos = sizeof(b) + PAD8(b.path_len);
-	dso_clear(d);
-	d->state = DSO_FAILED;
-	d->from_blob = 1;
-	d->bid_len = b.bid_len;
-	memcpy(d->bid, b.bid, b.bid_len);
-	d->raw = malloc((size_t)b.nraw * sizeof(struct rawsym) + 1);
-	d->names = malloc(b.names_len + 1);
-	if (!d->raw || !d->names)
-		return -ENOMEM;
-	memcpy(d->raw, p + pos, (size_t)b.nraw * sizeof(struct rawsym));
-	memcpy(d->names, p + pos + (size_t)b.nraw * sizeof(struct rawsym), b.names_len);
-	d->raw_cap = b.nraw;
-	d->nraw = d->raw_cap;
-	d->names_cap = b.names_len;
-	d->names_len = d->names_cap;
-	d->state = b.state;
-	return 0;
 }
