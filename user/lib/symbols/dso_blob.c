@@ -76,8 +76,12 @@ const char *dso__blob_path(const void *blob, size_t len)
 	return p + sizeof(b);
 }
 
-/* Check BLOB's layout: 0 and its header in *B, or -EBADMSG. */
-static int blob_check(const void *blob, size_t len, struct dso_blob *b)
+/*
+ * Check BLOB's layout: 0 with its header in *B and *SYMS at its raw
+ * symbols (its names follow them), or -EBADMSG.
+ */
+static int blob_check(const void *blob, size_t len, struct dso_blob *b,
+		      const unsigned char **syms)
 {
 	const unsigned char *p = blob;
 	size_t pos, need;
@@ -100,25 +104,24 @@ static int blob_check(const void *blob, size_t len, struct dso_blob *b)
 		if (r.name >= b->names_len || r.batch >= NR_BATCHES)
 			return -EBADMSG;
 	}
+	*syms = p + pos;
 	return 0;
 }
 
 int dso__blob_view(const void *blob, size_t len, struct dso_blob_view *v)
 {
-	const unsigned char *p = blob;
+	const unsigned char *p = blob, *syms;
 	struct dso_blob b;
-	size_t pos;
 
-	if (blob_check(blob, len, &b))
+	if (blob_check(blob, len, &b, &syms))
 		return -EBADMSG;
-	pos = sizeof(b) + PAD8(b.path_len);
 	v->path = (const char *)p + sizeof(b);
 	v->build_id = p + offsetof(struct dso_blob, bid);
 	v->build_id_len = b.bid_len;
 	v->loaded = b.state == DSO_LOADED;
 	v->nr = b.nraw;
-	v->syms = p + pos;
-	v->names = (const char *)p + pos + (size_t)b.nraw * sizeof(struct rawsym);
+	v->syms = syms;
+	v->names = (const char *)syms + (size_t)b.nraw * sizeof(struct rawsym);
 	return 0;
 }
 
@@ -136,24 +139,24 @@ void dso__blob_sym(const struct dso_blob_view *v, uint32_t i, struct dso_blob_sy
 
 int dso__load_blob(struct dso *d, const void *blob, size_t len)
 {
-	const unsigned char *p = blob;
+	const unsigned char *syms;
 	struct dso_blob b;
-	size_t pos;
+	size_t raw_len;
 
-	if (blob_check(blob, len, &b))
+	if (blob_check(blob, len, &b, &syms))
 		return -EBADMSG;
-	pos = sizeof(b) + PAD8(b.path_len);
+	raw_len = (size_t)b.nraw * sizeof(struct rawsym);
 	dso_clear(d);
 	d->state = DSO_FAILED;
 	d->from_blob = 1;
 	d->bid_len = b.bid_len;
 	memcpy(d->bid, b.bid, b.bid_len);
-	d->raw = malloc((size_t)b.nraw * sizeof(struct rawsym) + 1);
+	d->raw = malloc(raw_len + 1);
 	d->names = malloc(b.names_len + 1);
 	if (!d->raw || !d->names)
 		return -ENOMEM;
-	memcpy(d->raw, p + pos, (size_t)b.nraw * sizeof(struct rawsym));
-	memcpy(d->names, p + pos + (size_t)b.nraw * sizeof(struct rawsym), b.names_len);
+	memcpy(d->raw, syms, raw_len);
+	memcpy(d->names, syms + raw_len, b.names_len);
 	d->raw_cap = b.nraw;
 	d->nraw = d->raw_cap;
 	d->names_cap = b.names_len;
