@@ -70,17 +70,34 @@ static int has_build_id(Elf *elf, const unsigned char *bid, size_t bid_len)
 	return dwelf_elf_gnu_build_id(elf, &p) == (ssize_t)bid_len && !memcmp(p, bid, bid_len);
 }
 
+static int is_regular(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* The .symtab and .dynsym perf reads: one of another type counts as none. */
+static void find_tables(struct elfsrc *s)
+{
+	GElf_Shdr sh;
+
+	s->symtab = elfsrc__section(s->elf, ".symtab", &sh, NULL);
+	if (s->symtab && sh.sh_type != SHT_SYMTAB)
+		s->symtab = NULL;
+	s->dynsym = elfsrc__section(s->elf, ".dynsym", &sh, &s->dynsym_idx);
+	if (s->dynsym && sh.sh_type != SHT_DYNSYM)
+		s->dynsym = NULL;
+}
+
 /* symsrc__init(): open, and refuse a file whose build-id is not the DSO's. */
 int elfsrc__open(struct elfsrc *s, const char *path, const unsigned char *bid,
 		 size_t bid_len)
 {
-	GElf_Shdr sh;
-	struct stat st;
-
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
 	elf_version(EV_CURRENT);
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
+	if (!is_regular(path))
 		return -ENOENT;
 	s->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (s->fd < 0)
@@ -90,12 +107,7 @@ int elfsrc__open(struct elfsrc *s, const char *path, const unsigned char *bid,
 		goto fail;
 	if (bid_len && !has_build_id(s->elf, bid, bid_len))
 		goto fail;
-	s->symtab = elfsrc__section(s->elf, ".symtab", &sh, NULL);
-	if (s->symtab && sh.sh_type != SHT_SYMTAB)
-		s->symtab = NULL;
-	s->dynsym = elfsrc__section(s->elf, ".dynsym", &sh, &s->dynsym_idx);
-	if (s->dynsym && sh.sh_type != SHT_DYNSYM)
-		s->dynsym = NULL;
+	find_tables(s);
 	return 0;
 fail:
 	elfsrc__close(s);
@@ -108,7 +120,6 @@ int elfsrc__open_vdso(struct elfsrc *s)
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);
 	unsigned long long start, end;
 	char line[256];
-	GElf_Shdr sh;
 	FILE *f;
 
 	memset(s, 0, sizeof(*s));
@@ -136,12 +147,7 @@ int elfsrc__open_vdso(struct elfsrc *s)
 		elfsrc__close(s);
 		return -ENOENT;
 	}
-	s->symtab = elfsrc__section(s->elf, ".symtab", &sh, NULL);
-	if (s->symtab && sh.sh_type != SHT_SYMTAB)
-		s->symtab = NULL;
-	s->dynsym = elfsrc__section(s->elf, ".dynsym", &sh, &s->dynsym_idx);
-	if (s->dynsym && sh.sh_type != SHT_DYNSYM)
-		s->dynsym = NULL;
+	find_tables(s);
 	return 0;
 }
 
@@ -164,13 +170,6 @@ static int read_debuglink(const char *path, char *out, size_t len)
 	}
 	elfsrc__close(&s);
 	return ret;
-}
-
-static int is_regular(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
 /* Candidate I of dso__load()'s list (the ones a user DSO can have). */
