@@ -124,6 +124,13 @@ static struct usyms *self_maps(void)
 	return u;
 }
 
+/* S as process PID's sample at TIME. */
+static struct unwind_sample sample_of(const struct snap *s, uint32_t pid, uint64_t time)
+{
+	return (struct unwind_sample){ .pid = pid, .time = time, .regs = s->regs,
+				       .stack = s->stack, .stack_len = s->len };
+}
+
 /*
  * The chain of S at TIME as function names, ";"-separated, leaf first;
  * its addresses in ips[].
@@ -133,8 +140,7 @@ static uint64_t ips[KPROF_MAX_STACK];
 static unsigned int chain(struct unwind *w, struct usyms *u, const struct snap *s,
 			  uint64_t time, char *out, size_t len)
 {
-	struct unwind_sample us = { .pid = getpid(), .time = time, .regs = s->regs,
-				    .stack = s->stack, .stack_len = s->len };
+	struct unwind_sample us = sample_of(s, getpid(), time);
 	unsigned int nr = unwind__chain(w, &us, ips, KPROF_MAX_STACK), i;
 	size_t at = 0;
 
@@ -148,151 +154,146 @@ static unsigned int chain(struct unwind *w, struct usyms *u, const struct snap *
 	return nr;
 }
 
-TEST(chains_name_the_callers_down_to_main)
-{
-	struct usyms *u = self_maps();
+/*
+ * This process's maps, an unwinder over them and a snapshot taken
+ * through outer(), as every test starts.
+ */
+FIXTURE(unwind) {
+	struct usyms *u;
 	struct unwind *w;
+	struct snap *s;
+};
+
+FIXTURE_SETUP(unwind)
+{
+	/*
+	 * Not on the stack: take() copies the 8 KiB above its SP, which would
+	 * hold the copy itself and leave main's frame out.
+	 */
 	static struct snap s;
+
+	self->u = self_maps();
+	ASSERT_NE(NULL, self->u);
+	self->w = unwind__new(self->u);
+	ASSERT_NE(NULL, self->w);
+	self->s = &s;
+	outer(self->s);
+}
+
+FIXTURE_TEARDOWN(unwind)
+{
+	unwind__free(self->w);
+	usyms__free(self->u);
+}
+
+/*
+ * E, this process's mmap of PATH (NULL: of the file already there, at its
+ * offset), over the map that held S's IP at time 1000, applied to U.
+ */
+static void map_over_code(struct __test_metadata *_metadata, struct usyms *u,
+			  const struct snap *s, struct pev *e, const char *path)
+{
+	struct usym_map m;
+
+	ASSERT_EQ(0, usyms__map(u, getpid(), 1000, s->regs[REG_IP_IDX], &m));
+	e->pid = getpid();
+	e->start = m.start;
+	e->len = m.end - m.start;
+	if (!path) {
+		e->pgoff = m.pgoff;
+		path = m.path;
+	}
+	e->path = path;
+	ASSERT_EQ(0, usyms__apply(u, e));
+}
+
+TEST_F(unwind, chains_name_the_callers_down_to_main)
+{
+	struct snap *s = self->s;
 	char names[4096];
 	int i;
 
-	ASSERT_NE(NULL, u);
-	w = unwind__new(u);
-	ASSERT_NE(NULL, w);
 	for (i = 0; i < 100; i++) {
-		outer(&s);
-		ASSERT_GE(chain(w, u, &s, 1000 + i, names, sizeof(names)), 4);
+		outer(s);
+		ASSERT_GE(chain(self->w, self->u, s, 1000 + i, names, sizeof(names)), 4);
 		ASSERT_TRUE(starts(names, "take;inner;outer;")) TH_LOG("chain: %s", names);
 		ASSERT_NE(NULL, strstr(names, ";main;")) TH_LOG("chain: %s", names);
 	}
 	/* The first frame at the IP; the others at their return address - 1. */
-	EXPECT_EQ(s.regs[REG_IP_IDX], ips[0]);
-	EXPECT_TRUE(holds(&s, ips[1] + 1));
-	EXPECT_TRUE(holds(&s, ips[2] + 1));
+	EXPECT_EQ(s->regs[REG_IP_IDX], ips[0]);
+	EXPECT_TRUE(holds(s, ips[1] + 1));
+	EXPECT_TRUE(holds(s, ips[2] + 1));
 	/* One Dwfl for the process, reused by every sample. */
-	EXPECT_EQ(100, unwind__samples(w));
-	EXPECT_EQ(1, unwind__builds(w));
+	EXPECT_EQ(100, unwind__samples(self->w));
+	EXPECT_EQ(1, unwind__builds(self->w));
 	/* Every frame from cached rules: plain functions' rows are simple. */
-	EXPECT_EQ(0, unwind__dwfl_frames(w));
-	EXPECT_LE(400, unwind__cached_frames(w));
-	unwind__free(w);
-	usyms__free(u);
+	EXPECT_EQ(0, unwind__dwfl_frames(self->w));
+	EXPECT_LE(400, unwind__cached_frames(self->w));
 }
 
-TEST(a_stack_cut_short_ends_the_chain)
+TEST_F(unwind, a_stack_cut_short_ends_the_chain)
 {
-	struct usyms *u = self_maps();
-	struct unwind *w;
-	static struct snap s;
 	char names[4096];
 
-	ASSERT_NE(NULL, u);
-	w = unwind__new(u);
-	ASSERT_NE(NULL, w);
-	outer(&s);
 	/* Nothing read: perf takes no chain. */
-	s.len = 0;
-	EXPECT_EQ(0, chain(w, u, &s, 1000, names, sizeof(names)));
+	self->s->len = 0;
+	EXPECT_EQ(0, chain(self->w, self->u, self->s, 1000, names, sizeof(names)));
 	/* One word: take()'s own frame and no return address. */
-	s.len = 8;
-	chain(w, u, &s, 1000, names, sizeof(names));
+	self->s->len = 8;
+	chain(self->w, self->u, self->s, 1000, names, sizeof(names));
 	EXPECT_TRUE(starts(names, "take;")) TH_LOG("chain: %s", names);
 	EXPECT_EQ(NULL, strstr(names, "outer;")) TH_LOG("chain: %s", names);
-	unwind__free(w);
-	usyms__free(u);
 }
 
-TEST(a_map_replacing_the_code_builds_the_dwfl_again)
+TEST_F(unwind, a_map_replacing_the_code_builds_the_dwfl_again)
 {
-	struct usyms *u = self_maps();
-	struct usym_map m;
-	struct unwind *w;
-	static struct snap s;
-	char names[4096];
 	struct pev e = { .type = PEV_MMAP, .time = 2000 };
+	char names[4096];
 
-	ASSERT_NE(NULL, u);
-	w = unwind__new(u);
-	ASSERT_NE(NULL, w);
-	outer(&s);
-	chain(w, u, &s, 1000, names, sizeof(names));
+	chain(self->w, self->u, self->s, 1000, names, sizeof(names));
 	ASSERT_TRUE(starts(names, "take;inner;outer;")) TH_LOG("chain: %s", names);
 	/* Another file over this program's code from time 2000 on. */
-	ASSERT_EQ(0, usyms__map(u, getpid(), 1000, s.regs[REG_IP_IDX], &m));
-	e.pid = getpid();
-	e.start = m.start;
-	e.len = m.end - m.start;
-	e.path = "/bin/true";
-	ASSERT_EQ(0, usyms__apply(u, &e));
-	chain(w, u, &s, 3000, names, sizeof(names));
+	map_over_code(_metadata, self->u, self->s, &e, "/bin/true");
+	chain(self->w, self->u, self->s, 3000, names, sizeof(names));
 	EXPECT_EQ(NULL, strstr(names, "take;inner;outer;")) TH_LOG("chain: %s", names);
-	EXPECT_EQ(2, unwind__builds(w));
+	EXPECT_EQ(2, unwind__builds(self->w));
 	/* The samples before the new map still unwind through this program. */
-	chain(w, u, &s, 1500, names, sizeof(names));
+	chain(self->w, self->u, self->s, 1500, names, sizeof(names));
 	EXPECT_TRUE(starts(names, "take;inner;outer;")) TH_LOG("chain: %s", names);
-	unwind__free(w);
-	usyms__free(u);
 }
 
-TEST(a_file_without_the_build_id_mapped_is_not_unwound)
+TEST_F(unwind, a_file_without_the_build_id_mapped_is_not_unwound)
 {
-	struct usyms *u = self_maps();
 	struct pev e = { .type = PEV_MMAP, .bid_len = 20, .build_id = { 0xde, 0xad } };
-	struct usym_map m;
-	struct unwind *w;
-	static struct snap s;
 	char names[4096];
 
-	ASSERT_NE(NULL, u);
-	w = unwind__new(u);
-	ASSERT_NE(NULL, w);
-	outer(&s);
 	/* The process mapped this program's file with another build-id. */
-	ASSERT_EQ(0, usyms__map(u, getpid(), 1000, s.regs[REG_IP_IDX], &m));
-	e.pid = getpid();
-	e.start = m.start;
-	e.len = m.end - m.start;
-	e.pgoff = m.pgoff;
-	e.path = m.path;
-	ASSERT_EQ(0, usyms__apply(u, &e));
-	EXPECT_EQ(0, chain(w, u, &s, 1000, names, sizeof(names))) TH_LOG("chain: %s", names);
-	unwind__free(w);
-	usyms__free(u);
+	map_over_code(_metadata, self->u, self->s, &e, NULL);
+	EXPECT_EQ(0, chain(self->w, self->u, self->s, 1000, names, sizeof(names)))
+		TH_LOG("chain: %s", names);
 }
 
-TEST(the_least_recently_used_states_go_past_64_processes)
+TEST_F(unwind, the_least_recently_used_states_go_past_64_processes)
 {
-	struct usyms *u = self_maps();
-	struct unwind_sample us = { .time = 1000 };
+	struct unwind_sample us = sample_of(self->s, 0, 1000);
 	struct pev e = { .type = PEV_FORK, .ppid = getpid() };
-	struct unwind *w;
-	static struct snap s;
 	uint32_t pid;
 
-	ASSERT_NE(NULL, u);
-	w = unwind__new(u);
-	ASSERT_NE(NULL, w);
-	outer(&s);
-	us.regs = s.regs;
-	us.stack = s.stack;
-	us.stack_len = s.len;
 	/* 70 processes with this one's maps (forked at time 0), one sample each. */
 	for (pid = 1; pid <= 70; pid++) {
 		e.pid = 0x100000 + pid;
-		ASSERT_EQ(0, usyms__apply(u, &e));
+		ASSERT_EQ(0, usyms__apply(self->u, &e));
 		us.pid = e.pid;
-		ASSERT_GE(unwind__chain(w, &us, ips, KPROF_MAX_STACK), 4);
+		ASSERT_GE(unwind__chain(self->w, &us, ips, KPROF_MAX_STACK), 4);
 	}
-	EXPECT_EQ(70, unwind__builds(w));
+	EXPECT_EQ(70, unwind__builds(self->w));
 	/* The newest keeps its state; the oldest lost it to the 64 newer ones. */
 	us.pid = 0x100000 + 70;
-	unwind__chain(w, &us, ips, KPROF_MAX_STACK);
-	EXPECT_EQ(70, unwind__builds(w));
+	unwind__chain(self->w, &us, ips, KPROF_MAX_STACK);
+	EXPECT_EQ(70, unwind__builds(self->w));
 	us.pid = 0x100000 + 1;
-	EXPECT_GE(unwind__chain(w, &us, ips, KPROF_MAX_STACK), 4);
-	EXPECT_EQ(71, unwind__builds(w));
-	unwind__free(w);
-	usyms__free(u);
+	EXPECT_GE(unwind__chain(self->w, &us, ips, KPROF_MAX_STACK), 4);
+	EXPECT_EQ(71, unwind__builds(self->w));
 }
 
 /* Where ELF, this program's file, is loaded: AT_PHDR less PT_PHDR's address. */
@@ -333,25 +334,16 @@ static uint64_t plt_entry(void)
 	return at;
 }
 
-TEST(a_plt_entry_is_unwound_by_libdwfl)
+TEST_F(unwind, a_plt_entry_is_unwound_by_libdwfl)
 {
-	struct usyms *u = self_maps();
-	struct unwind *w;
-	static struct snap s;
 	char names[4096];
 
-	ASSERT_NE(NULL, u);
-	w = unwind__new(u);
-	ASSERT_NE(NULL, w);
-	outer(&s);
-	s.regs[REG_IP_IDX] = plt_entry();
-	ASSERT_NE(0, s.regs[REG_IP_IDX]);
-	ASSERT_LE(1, chain(w, u, &s, 1000, names, sizeof(names)));
+	self->s->regs[REG_IP_IDX] = plt_entry();
+	ASSERT_NE(0, self->s->regs[REG_IP_IDX]);
+	ASSERT_LE(1, chain(self->w, self->u, self->s, 1000, names, sizeof(names)));
 	EXPECT_NE(NULL, strstr(names, "@plt;")) TH_LOG("chain: %s", names);
-	EXPECT_EQ(0, unwind__cached_frames(w));
-	EXPECT_LE(1, unwind__dwfl_frames(w));
-	unwind__free(w);
-	usyms__free(u);
+	EXPECT_EQ(0, unwind__cached_frames(self->w));
+	EXPECT_LE(1, unwind__dwfl_frames(self->w));
 }
 
 TEST_HARNESS_MAIN
