@@ -2,7 +2,7 @@
 /*
  * elfsrc.h - finding and opening the ELF file a DSO's symbols are read
  * from, as perf 6.1's symsrc__init() and dso__load() do (dso.h says which
- * files, in which order); dso.c's and nothing else's.
+ * files, in which order); dso.c's (and dbgcache.c's, for a build-id).
  *
  * A DSO is named here by its path and build-id (BID_LEN 0: not known yet),
  * not by struct dso: dso.c calls these, so they cannot depend on dso.h

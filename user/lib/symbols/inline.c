@@ -10,6 +10,9 @@
  * eu-addr2line -i walks them: each DW_TAG_inlined_subroutine, subprogram
  * or entry point among them is one record, which is what binutils'
  * caller_func chain gives.
+ *
+ * The DWARF is read from dbgcache.h's inflated copy of the file where its
+ * debug sections are compressed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +24,7 @@
 #include <elfutils/libdw.h>
 #include <gelf.h>
 
+#include "lib/symbols/dbgcache.h"
 #include "lib/symbols/demangle.h"
 #include "lib/symbols/inline.h"
 #include "lib/util/strmap.h"
@@ -85,7 +89,7 @@ struct inlines *inlines__open(const char *dwarf_path, const char *run_path, int 
 	if (!in)
 		return NULL;
 	elf_version(EV_CURRENT);
-	in->fd = open(dwarf_path, O_RDONLY | O_CLOEXEC);
+	in->fd = dbgcache__open(dwarf_path);
 	if (in->fd >= 0)
 		in->dw = dwarf_begin(in->fd, DWARF_C_READ);
 	in->cap = 1024;
