@@ -22,6 +22,7 @@
 #include "lib/util/parse.h"
 #include "lib/util/print.h"
 #include "lib/stream/replay.h"
+#include "lib/symbols/dbgcache.h"
 #include "tool/output/output_flamegraph.h"
 #include "tool/record.h"
 
@@ -98,6 +99,8 @@ static void usage(FILE *f)
 		"      --stats            per-CPU counters; --json for JSON\n"
 		"      --no-demangle      print C++ symbols as mangled in the ELF file\n"
 		"      --no-inline        no inline frames in DWARF call chains (perf's --no-inline)\n"
+		"      --no-debug-cache   read inline info from compressed debug files as they are,\n"
+		"                         without the inflated copies in ~/.cache/kprofcat/debug\n"
 		"  -h, --help             this text\n"
 		"      --version          print kprofcat's version (the project's, as modinfo kprof.ko)\n"
 		"perf's verbs:\n"
@@ -111,7 +114,7 @@ enum {
 	OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_BUFFER_PAGES, OPT_WATERMARK,
 	OPT_FOLDED, OPT_WEIGHT, OPT_REPORT, OPT_STATS, OPT_JSON, OPT_NO_DEMANGLE,
 	OPT_VERSION, OPT_STRICT_FREQ, OPT_MAX_RATE, OPT_MAX_PERCENT, OPT_SEMANTICS,
-	OPT_FLAMEGRAPH, OPT_NO_INLINE,
+	OPT_FLAMEGRAPH, OPT_NO_INLINE, OPT_NO_DEBUG_CACHE,
 };
 
 static const struct option long_opts[] = {
@@ -137,6 +140,7 @@ static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "no-debug-cache", no_argument, NULL, OPT_NO_DEBUG_CACHE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "strict-freq", no_argument, NULL, OPT_STRICT_FREQ },
@@ -441,6 +445,9 @@ static int opt_flag(struct prof *p, int opt, char *arg)
 	case OPT_NO_INLINE:
 		p->no_inline = 1;
 		break;
+	case OPT_NO_DEBUG_CACHE:
+		dbgcache__disable();
+		break;
 	case OPT_STRICT_FREQ:
 		p->o.strict_freq = 1;
 		break;
@@ -506,6 +513,7 @@ static const struct opt_handler {
 	{ OPT_JSON, opt_flag, NULL },
 	{ OPT_NO_DEMANGLE, opt_flag, NULL },
 	{ OPT_NO_INLINE, opt_flag, NULL },
+	{ OPT_NO_DEBUG_CACHE, opt_flag, NULL },
 	{ OPT_STRICT_FREQ, opt_flag, "--strict-freq" },
 	{ 'q', opt_flag, NULL },
 	{ OPT_MAX_RATE, opt_flag, "--max-sample-rate" },
