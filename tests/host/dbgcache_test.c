@@ -256,10 +256,11 @@ TEST_F(dc, past_the_limit_the_least_recently_used_copies_go)
 
 	snprintf(old, sizeof(old), "%s/aaaa", self->cache);
 	snprintf(older, sizeof(older), "%s/bbbb", self->cache);
-	ASSERT_EQ(0, cmd_run("mkdir -p %s && head -c 524288 /dev/zero >%s && "
-			     "head -c 1048576 /dev/zero >%s && "
-			     "touch -d @1000000000 %s && touch -d @1100000000 %s",
-			     self->cache, old, older, older, old));
+	ASSERT_EQ(0, cmd_run("mkdir -p %s", self->cache));
+	ASSERT_EQ(0, cmd_run("head -c 524288 /dev/zero >%s", old));
+	ASSERT_EQ(0, cmd_run("head -c 1048576 /dev/zero >%s", older));
+	ASSERT_EQ(0, cmd_run("touch -d @1000000000 %s", older));
+	ASSERT_EQ(0, cmd_run("touch -d @1100000000 %s", old));
 	/* One MiB: the new copy (some KiB) and aaaa fit, bbbb's MiB does not. */
 	setenv("KPROFCAT_DEBUG_CACHE_MB", "1", 1);
 	inline_chain(_metadata, self->prog, self->mark);

@@ -113,7 +113,8 @@ static int fits(Elf *elf, off_t size)
 	GElf_Ehdr eh;
 	GElf_Shdr sh;
 
-	if (!gelf_getehdr(elf, &eh) || eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize > (uint64_t)size)
+	if (!gelf_getehdr(elf, &eh) ||
+	    eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize > (uint64_t)size)
 		return 0;
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
