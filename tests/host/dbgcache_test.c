@@ -10,7 +10,6 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,17 +29,14 @@
 #define MAP_START	0x555555554000ULL
 #define PID		4321
 
-/* progs/inlined, built beside this test (OUTPUT/host -> OUTPUT/progs). */
+/* progs/inlined, built beside this test. */
 static int find_prog(char *prog, size_t len)
 {
-	char self[PATH_MAX], *dir;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char tests[PATH_MAX], user[PATH_MAX];
 
-	if (n < 0)
+	if (cmd_dirs(tests, sizeof(tests), user, sizeof(user)) ||
+	    snprintf(prog, len, "%s/progs/inlined", tests) >= (int)len)
 		return -1;
-	self[n] = '\0';
-	dir = dirname(self);
-	snprintf(prog, len, "%s/../progs/inlined", dir);
 	return access(prog, R_OK);
 }
 
