@@ -8,7 +8,11 @@
  * build-id among them, are the original's.  It is written to a temporary
  * file in the cache directory and renamed to its build-id, so a reader
  * sees a whole copy or none; there is no fsync (a copy a crash left
- * short fails the checks and is written again).
+ * short fails the checks and is written again).  The checks read the
+ * headers only: bytes changed inside a section's data are not seen, as
+ * seeing them would mean reading the whole copy, the cost the cache saves.
+ * Only SHF_COMPRESSED sections are inflated: GNU's older .zdebug_*
+ * sections (renamed when inflated) leave the file read as it is.
  *
  * The directory is made 0700, as ~/.cache and debuginfod's cache are:
  * its names say which programs this user profiled.  A copy is 0644, as
@@ -16,7 +20,9 @@
  * another user are never read (KPROFCAT_DEBUG_CACHE may name a shared
  * directory).
  *
- * Each use of a copy sets its mtime to now, and after each copy written
+ * Runs may share the cache: each writes its own temporary file, and a
+ * copy another run evicts stays readable through the descriptor a run
+ * holds.  Each use of a copy sets its mtime to now, and after each copy written
  * the oldest (by mtime) go until the cache holds KPROFCAT_DEBUG_CACHE_MB
  * at most; the copy just written stays, whatever its size.  Temporary
  * files a killed run left behind go when a day old.
@@ -85,13 +91,13 @@ static unsigned long long limit_bytes(void)
 	return mb << 20;
 }
 
-static void warn_once(const char *dir, const char *what, int err)
+static void warn_once(const char *dir, const char *what, const char *why)
 {
 	if (warned)
 		return;
 	warned = 1;
-	p_warn("debug cache: cannot %s in %s (%s): inline frames are read from the compressed debug files, which is slower (set KPROFCAT_DEBUG_CACHE to a writable directory, or to \"off\", or use --no-debug-cache)",
-	       what, dir, strerror(err));
+	p_warn("debug cache: cannot %s %s (%s): inline frames are read from the compressed debug files, which is slower (set KPROFCAT_DEBUG_CACHE to a writable directory, or to \"off\", or use --no-debug-cache)",
+	       what, dir, why);
 }
 
 /* Whether ELF has a SHF_COMPRESSED section. */
@@ -125,8 +131,41 @@ static int fits(Elf *elf, off_t size)
 	return 1;
 }
 
-/* PATH opened if it is a sound copy for build-id BID (LEN bytes); else -1. */
-static int open_copy(const char *path, const unsigned char *bid, int len)
+/*
+ * Whether COPY is ORIG inflated: the same sections (names, types, flags
+ * but SHF_COMPRESSED), each compressed one of its inflated size in COPY,
+ * every other of its own size.
+ */
+static int same_shape(Elf *orig, Elf *copy)
+{
+	size_t n, cn, i;
+	GElf_Shdr sh, csh;
+	GElf_Chdr ch;
+
+	if (elf_getshdrnum(orig, &n) || elf_getshdrnum(copy, &cn) || n != cn)
+		return 0;
+	for (i = 1; i < n; i++) {
+		Elf_Scn *scn = elf_getscn(orig, i), *cscn = elf_getscn(copy, i);
+		uint64_t size;
+
+		if (!gelf_getshdr(scn, &sh) || !gelf_getshdr(cscn, &csh) ||
+		    sh.sh_name != csh.sh_name || sh.sh_type != csh.sh_type ||
+		    (sh.sh_flags & ~(uint64_t)SHF_COMPRESSED) != csh.sh_flags)
+			return 0;
+		size = sh.sh_size;
+		if (sh.sh_flags & SHF_COMPRESSED) {
+			if (!gelf_getchdr(scn, &ch))
+				return 0;
+			size = ch.ch_size;
+		}
+		if (sh.sh_type != SHT_NOBITS && size != csh.sh_size)
+			return 0;
+	}
+	return 1;
+}
+
+/* PATH opened if it is a sound copy of ORIG, of build-id BID (LEN bytes); else -1. */
+static int open_copy(const char *path, Elf *orig, const unsigned char *bid, int len)
 {
 	unsigned char b[BID_MAX];
 	struct stat st;
@@ -140,7 +179,7 @@ static int open_copy(const char *path, const unsigned char *bid, int len)
 		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF && fits(elf, st.st_size) &&
 	    elfsrc__build_id(elf, b, sizeof(b)) == len && !memcmp(b, bid, len) &&
-	    !has_compressed(elf))
+	    same_shape(orig, elf))
 		ok = 1;
 	elf_end(elf);
 	if (!ok) {
@@ -173,22 +212,26 @@ static int copy_bytes(int in, int out, off_t size)
 	return 0;
 }
 
-/* TMP, holding the original's bytes, with its sections inflated. */
-static int inflate(int tmp)
+/*
+ * TMP, holding the original's bytes, with its sections inflated: 0, or
+ * -1 and why (errno's, or libelf's, whose write errors leave errno set).
+ */
+static int inflate(int tmp, const char **why)
 {
 	Elf *elf = elf_begin(tmp, ELF_C_RDWR, NULL);
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	int err = 0;
 
-	if (!elf)
-		return -EINVAL;
-	while (!err && (scn = elf_nextscn(elf, scn)))
+	while (elf && !err && (scn = elf_nextscn(elf, scn)))
 		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED) &&
 		    elf_compress(scn, 0, 0) < 0)
-			err = -EINVAL;
-	if (!err && elf_update(elf, ELF_C_WRITE) < 0)
-		err = errno ? -errno : -EIO;
+			err = -1;
+	errno = 0;
+	if (!elf || err || elf_update(elf, ELF_C_WRITE) < 0) {
+		*why = errno ? strerror(errno) : elf_errmsg(-1);
+		err = -1;
+	}
 	elf_end(elf);
 	return err;
 }
@@ -284,11 +327,12 @@ static int make_dir(char *dir)
 	return 0;
 }
 
-/* Write the copy of ORIG (SIZE bytes) to DIR/NAME; its descriptor, or -1. */
-static int write_copy(int orig, off_t size, char *dir, const char *name,
+/* Write the copy of ORIG (FD, SIZE bytes) to DIR/NAME; its descriptor, or -1. */
+static int write_copy(int orig_fd, Elf *orig, off_t size, char *dir, const char *name,
 		      const unsigned char *bid, int len)
 {
 	char tmp[PATH_MAX], path[PATH_MAX];
+	const char *why = NULL;
 	int fd, err, n;
 
 	n = snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -297,29 +341,35 @@ static int write_copy(int orig, off_t size, char *dir, const char *name,
 		return -1;
 	err = make_dir(dir);
 	if (err) {
-		warn_once(dir, "make the directory", -err);
+		warn_once(dir, "make the directory", strerror(-err));
 		return -1;
 	}
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
-		warn_once(dir, "write", errno);
+		warn_once(dir, "write in", strerror(errno));
 		return -1;
 	}
-	err = copy_bytes(orig, fd, size);
-	if (!err)
-		err = inflate(fd);
-	if (!err && fchmod(fd, 0644))
-		err = -errno;
+	err = copy_bytes(orig_fd, fd, size);
+	if (err)
+		why = strerror(-err);
+	else if (inflate(fd, &why))
+		err = -1;
+	if (!err && fchmod(fd, 0644)) {
+		err = -1;
+		why = strerror(errno);
+	}
 	close(fd);
-	if (!err && rename(tmp, path))
-		err = -errno;
+	if (!err && rename(tmp, path)) {
+		err = -1;
+		why = strerror(errno);
+	}
 	if (err) {
 		unlink(tmp);
-		warn_once(dir, "write", err == -EINVAL ? EIO : -err);
+		warn_once(dir, "write in", why);
 		return -1;
 	}
 	evict(dir, name, limit_bytes());
-	return open_copy(path, bid, len);
+	return open_copy(path, orig, bid, len);
 }
 
 int dbgcache__open(const char *path)
@@ -337,15 +387,17 @@ int dbgcache__open(const char *path)
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF && has_compressed(elf))
 		len = elfsrc__build_id(elf, bid, sizeof(bid));
-	elf_end(elf);
-	if (!len || fstat(fd, &st))
+	if (!len || fstat(fd, &st)) {
+		elf_end(elf);
 		return fd;
+	}
 	for (i = 0; i < len; i++)
 		sprintf(name + 2 * i, "%02x", bid[i]);
 	snprintf(cpath, sizeof(cpath), "%s/%s", dir, name);
-	cfd = open_copy(cpath, bid, len);
+	cfd = open_copy(cpath, elf, bid, len);
 	if (cfd < 0)
-		cfd = write_copy(fd, st.st_size, dir, name, bid, len);
+		cfd = write_copy(fd, elf, st.st_size, dir, name, bid, len);
+	elf_end(elf);
 	if (cfd < 0)
 		return fd;
 	close(fd);

@@ -9,12 +9,13 @@
  * The copy of a file of build-id B is $KPROFCAT_DEBUG_CACHE/B, else
  * $XDG_CACHE_HOME/kprofcat/debug/B, else ~/.cache/kprofcat/debug/B,
  * written on the first run that needs it.  A copy is used only when it is
- * a regular file of this user's, an ELF file of build-id B with no
- * compressed section left, every section inside the file; else it is
- * written again.  KPROFCAT_DEBUG_CACHE=off (or --no-debug-cache) turns
- * the cache off; KPROFCAT_DEBUG_CACHE_MB bounds it (DBGCACHE_DEFAULT_MB),
- * the least recently used copies going first.  Where the cache cannot be
- * written (no HOME, a read-only directory, a full disk) the original file
+ * a regular file of this user's, an ELF file of build-id B whose sections
+ * are the original's, inflated (same names, types and sizes, nothing
+ * compressed), every one inside the file; else it is written again.
+ * KPROFCAT_DEBUG_CACHE=off (or --no-debug-cache) turns the cache off;
+ * KPROFCAT_DEBUG_CACHE_MB bounds it (DBGCACHE_DEFAULT_MB), the least
+ * recently used copies going first.  Where the cache cannot be written
+ * (no HOME, a read-only directory, a full disk) the original file
  * is read, with one warning a run.
  */
 #ifndef KPROFCAT_DBGCACHE_H
