@@ -6,14 +6,17 @@
  * .debug_* sections compressed by objcopy, as Debian's debug files are;
  * the cache directory is KPROFCAT_DEBUG_CACHE, a fresh one per test.
  * Each run is a fresh symbolizer asking for the inline chain at the mark,
- * which must be "mix", "run" whatever the cache holds.
+ * which must be "mix", "run" whatever the cache holds.  Writes fail
+ * through RLIMIT_FSIZE, as they would on a full disk.
  */
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -190,6 +193,14 @@ TEST_F(dc, a_copy_of_another_build_id_is_replaced)
 	EXPECT_NE(a.st_ino, b.st_ino);
 }
 
+TEST_F(dc, a_copy_still_compressed_is_replaced)
+{
+	/* The build-id is right, the sections are not inflated. */
+	ASSERT_EQ(0, cmd_run("mkdir -p %s && cp %s %s", self->cache, self->prog, self->copy));
+	inline_chain(_metadata, self->prog, self->mark);
+	copy_is_sound(_metadata, self->copy, self->bid);
+}
+
 TEST_F(dc, a_truncated_copy_is_replaced)
 {
 	struct stat a, b;
@@ -204,34 +215,61 @@ TEST_F(dc, a_truncated_copy_is_replaced)
 	EXPECT_NE(a.st_ino, b.st_ino);
 }
 
+/* Two runs, their stderr in DIR/stderr; its text (free it). */
+static char *two_runs(struct __test_metadata *_metadata, const char *dir, const char *prog,
+		      uint64_t mark)
+{
+	char err[PATH_MAX];
+	int fd, saved;
+
+	snprintf(err, sizeof(err), "%s/stderr", dir);
+	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return NULL;
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fd, 2);
+	close(fd);
+	inline_chain(_metadata, prog, mark);
+	inline_chain(_metadata, prog, mark);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	snprintf(err, sizeof(err), "cat %s/stderr", dir);
+	return cmd_output(err);
+}
+
 TEST_F(dc, an_unwritable_cache_falls_back_with_one_warning)
 {
-	char err[PATH_MAX], blocker[PATH_MAX], *text;
-	int fd, saved;
+	char blocker[PATH_MAX], *text;
 
 	/* A directory under a regular file: root cannot make it either. */
 	snprintf(blocker, sizeof(blocker), "%s/file", self->dir);
 	ASSERT_EQ(0, cmd_run("touch %s", blocker));
 	strcat(blocker, "/cache");
 	setenv("KPROFCAT_DEBUG_CACHE", blocker, 1);
-	snprintf(err, sizeof(err), "%s/stderr", self->dir);
-	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	ASSERT_LE(0, fd);
-	fflush(stderr);
-	saved = dup(2);
-	dup2(fd, 2);
-	close(fd);
-	inline_chain(_metadata, self->prog, self->mark);
-	inline_chain(_metadata, self->prog, self->mark);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	snprintf(err, sizeof(err), "cat %s/stderr", self->dir);
-	text = cmd_output(err);
+	text = two_runs(_metadata, self->dir, self->prog, self->mark);
 	ASSERT_NE(NULL, text);
 	EXPECT_EQ(1, count_occurrences(text, "warning")) TH_LOG("%s", text);
 	EXPECT_NE(NULL, strstr(text, blocker)) TH_LOG("%s", text);
 	EXPECT_NE(NULL, strstr(text, "KPROFCAT_DEBUG_CACHE")) TH_LOG("%s", text);
+	free(text);
+}
+
+TEST_F(dc, a_write_that_fails_falls_back_with_one_warning_and_leaves_nothing)
+{
+	struct rlimit small = { 4096, 4096 };
+	char *text;
+
+	/* A full disk, as far as writing goes: files stop at 4 KiB. */
+	ASSERT_EQ(0, cmd_run("mkdir -p %s", self->cache));
+	signal(SIGXFSZ, SIG_IGN);
+	ASSERT_EQ(0, setrlimit(RLIMIT_FSIZE, &small));
+	text = two_runs(_metadata, self->dir, self->prog, self->mark);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(1, count_occurrences(text, "warning")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, self->cache)) TH_LOG("%s", text);
+	EXPECT_EQ(0, entries(self->cache)) TH_LOG("a copy or temporary file was left");
 	free(text);
 }
 
