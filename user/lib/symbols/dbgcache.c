@@ -76,19 +76,30 @@ static int cache_dir(char *dir, size_t len)
 	return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
+/* KPROFCAT_DEBUG_CACHE_MB in bytes, read (and complained about) once a run. */
 static unsigned long long limit_bytes(void)
 {
+	static unsigned long long limit;
 	const char *s = getenv("KPROFCAT_DEBUG_CACHE_MB");
 	unsigned long long mb;
 	char *end;
 
+	if (limit)
+		return limit;
+	limit = (unsigned long long)DBGCACHE_DEFAULT_MB << 20;
 	if (!s || !*s)
-		return (unsigned long long)DBGCACHE_DEFAULT_MB << 20;
+		return limit;
 	errno = 0;
 	mb = strtoull(s, &end, 10);
-	if (errno || *end || mb > (1ULL << 40))
-		return (unsigned long long)DBGCACHE_DEFAULT_MB << 20;
-	return mb << 20;
+	if (errno || *end || *s == '-' || mb > (1ULL << 40))
+		p_warn("KPROFCAT_DEBUG_CACHE_MB='%s' is not a whole number of MiB (0 to 2^40): the debug cache keeps its default, %d MiB (set it to a number, or unset it)",
+		       s, DBGCACHE_DEFAULT_MB);
+	else
+		limit = mb << 20;
+	/* 0 marks "not read yet": one byte evicts as 0 MiB would, all but the new copy. */
+	if (!limit)
+		limit = 1;
+	return limit;
 }
 
 static void warn_once(const char *dir, const char *what, const char *why)
