@@ -41,6 +41,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "lib/unwind/cfi_cache.h"
+#include "lib/unwind/debuginfo.h"
 #include "lib/unwind/unwind.h"
 
 #define PROC_HASH	1024
@@ -91,7 +92,7 @@ struct unwind {
 static char *debuginfo_path;
 
 static const Dwfl_Callbacks offline_callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = unwind_find_debuginfo,
 	.debuginfo_path = &debuginfo_path,
 	.section_address = dwfl_offline_section_address,
 };
