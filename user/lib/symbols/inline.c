@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <dwarf.h>
@@ -42,6 +43,7 @@ struct slot {
 struct inlines {
 	int fd;
 	Dwarf *dw;
+	int released;		/* release_headers() done */
 	uint64_t text_shift;	/* file offset -> addr2line's address */
 	int demangle;
 	struct strmap *names_in;	/* interned names */
@@ -202,14 +204,39 @@ static void innermost(Dwarf_Die *die, Dwarf_Addr addr)
 	}
 }
 
+/*
+ * libdw builds its address table (dwarf_getaranges()) on the first lookup
+ * by finding the CU of every range, reading every CU header on the way:
+ * in the mapped file, a page of .debug_info every few KiB, most of it
+ * (5.6 MiB of libc's) resident for good.  The mapping is read-only
+ * (dwarf_begin(): ELF_C_READ_MMAP), so once the table is built its pages
+ * are dropped: later lookups fault back the few they read, from the page
+ * cache.
+ */
+static void release_headers(struct inlines *in)
+{
+	Elf *elf = dwarf_getelf(in->dw);
+	size_t size = 0;
+	char *map = elf ? elf_rawfile(elf, &size) : NULL;
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t start = (uintptr_t)map & ~(uintptr_t)(page - 1);
+
+	in->released = 1;
+	if (map && size)
+		madvise((void *)start, (uintptr_t)map + size - start, MADV_DONTNEED);
+}
+
 /* Append the records of ADDR to the names; how many. */
 static uint32_t walk(struct inlines *in, Dwarf_Addr addr)
 {
 	Dwarf_Die cu, *scopes = NULL, *chain = NULL;
+	Dwarf_Die *found = dwarf_addrdie(in->dw, addr, &cu);
 	int n, i;
 	uint32_t nr = 0;
 
-	if (!dwarf_addrdie(in->dw, addr, &cu))
+	if (!in->released)
+		release_headers(in);
+	if (!found)
 		return 0;
 	n = dwarf_getscopes(&cu, addr, &scopes);
 	if (n > 0)
