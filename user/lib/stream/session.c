@@ -16,6 +16,8 @@
 #include "lib/unwind/unwind.h"
 
 #define MERGE_MAX_HELD		(1U << 20)
+/* Cache lines of a stack snapshot prefetched from SP up: its first KiB. */
+#define STACK_PREFETCH_LINES	16
 
 struct session {
 	struct session_opts o;
@@ -168,6 +170,27 @@ static void first_sight(struct session *s, const struct kp_sample *smp)
 	}
 }
 
+/*
+ * A snapshot's first stack bytes, from SP up, on their way to the cache:
+ * the unwinder reads return addresses there when the record leaves the
+ * merge window, and would wait for each one from memory, the record's
+ * pages being read for the first time by then (on an xz capture, an
+ * eighth of the reader's time).  Prefetched here, when the record is
+ * taken in, they arrive while the records ahead of it are printed.
+ * Inlined by force: GCC 12 takes a function of prefetches alone for a
+ * const one, whose calls it drops.
+ */
+static inline __attribute__((always_inline)) void prefetch_stack(const struct kp_record *r)
+{
+	const struct kp_sample *smp = &r->sample;
+	unsigned int i;
+
+	if (r->type != KPROF_RECORD_SAMPLE || !smp->stack)
+		return;
+	for (i = 0; i < STACK_PREFETCH_LINES && i * 64 < smp->stack_dyn; i++)
+		__builtin_prefetch(smp->stack + i * 64);
+}
+
 static int record(struct session *s, unsigned int cpu, const void *rec, size_t len, int ref)
 {
 	struct kp_record r;
@@ -178,6 +201,7 @@ static int record(struct session *s, unsigned int cpu, const void *rec, size_t l
 		return ret < 0 ? ret : 0;
 	if (r.type == KPROF_RECORD_SAMPLE && s->o.proc_fallback)
 		first_sight(s, &r.sample);
+	prefetch_stack(&r);
 	if (ref)
 		return merge__push_ref(s->merge, r.time, cpu, rec, len);
 	return merge__push(s->merge, r.time, cpu, rec, len);
