@@ -42,6 +42,7 @@
 
 #include "lib/unwind/cfi_cache.h"
 #include "lib/unwind/debuginfo.h"
+#include "lib/unwind/modmemo.h"
 #include "lib/unwind/unwind.h"
 
 #define PROC_HASH	1024
@@ -68,6 +69,7 @@ struct uproc {
 	struct unwind *w;
 	uint32_t pid;
 	Dwfl *dwfl;
+	struct modmemo *memo;	/* DWFL's modules by address */
 	int attached;
 	struct modid *mods;
 	/* The sample being unwound, and its chain so far. */
@@ -121,6 +123,8 @@ static void proc_reset(struct uproc *p)
 		p->w->live--;
 	}
 	p->dwfl = NULL;
+	modmemo__free(p->memo);
+	p->memo = NULL;
 	p->attached = 0;
 	while (p->mods) {
 		struct modid *m = p->mods->next;
@@ -261,7 +265,7 @@ static int report_module(struct uproc *p, uint64_t pc)
 	struct usym_map m;
 	struct modid *id;
 	Dwfl_Module *mod;
-	void **userdata;
+	void **userdata, *ud;
 	uint64_t base;
 	int fd;
 
@@ -270,11 +274,11 @@ static int report_module(struct uproc *p, uint64_t pc)
 	if (m.jit)		/* perf-PID.map is no ELF file */
 		return -1;
 	base = m.start - m.pgoff;
-	mod = dwfl_addrmodule(p->dwfl, pc);
+	mod = modmemo__addrmodule(p->memo, p->dwfl, pc, &ud);
 	if (mod) {
-		dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-		id = *userdata;
-		if (!id || id->base != base || strcmp(id->path, m.path))
+		id = ud;
+		/* Paths are usyms' own strings: the same one is the same pointer. */
+		if (!id || id->base != base || (id->path != m.path && strcmp(id->path, m.path)))
 			return -EAGAIN;
 		return id->wrong_file ? -1 : 0;
 	}
@@ -282,6 +286,7 @@ static int report_module(struct uproc *p, uint64_t pc)
 	fd = open_mapped(p->w, m.path);
 	/* The module's fd once reported; still ours if that fails. */
 	mod = id && fd >= 0 ? dwfl_report_elf(p->dwfl, m.path, m.path, fd, base, false) : NULL;
+	modmemo__clear(p->memo);
 	if (!mod) {
 		if (fd >= 0)
 			close(fd);
@@ -406,14 +411,12 @@ static bool cached_read(void *arg, uint64_t addr, uint64_t *val)
 static enum cfi_step cached_step(struct uproc *p, uint64_t addr, const struct cfi_regs *r,
 				 struct cfi_regs *next, bool *last_zero)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(p->dwfl, addr);
-	struct modid *id;
-	void **userdata;
+	void *ud;
+	Dwfl_Module *mod = modmemo__addrmodule(p->memo, p->dwfl, addr, &ud);
+	struct modid *id = ud;
 
 	if (!mod)
 		return CFI_STEP_DWFL;
-	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	id = *userdata;
 	return cfi_cache__step(p->w->cfi, mod, id->path, id->base, addr, r, next, last_zero,
 			       cached_read, p);
 }
@@ -499,6 +502,11 @@ static int unwind_once(struct uproc *p)
 		if (!p->dwfl)
 			return 0;
 		w->live++;
+		p->memo = modmemo__new();
+		if (!p->memo) {
+			proc_reset(p);
+			return 0;
+		}
 		w->builds++;
 	}
 	ret = report_module(p, p->s->regs[IP]);
