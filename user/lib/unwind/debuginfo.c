@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debuginfo.c - dwfl_standard_find_debuginfo() without an idle
- * libdebuginfod (debuginfo.h).
+ * debuginfo.c - dwfl_standard_find_debuginfo(), its build-id step's
+ * file from the debug cache, without an idle libdebuginfod (debuginfo.h).
  *
  * The standard search (libdwfl/find-debuginfo.c, elfutils 0.188): when
  * the module has a build-id, dwfl_build_id_find_debuginfo(), whose answer
@@ -12,7 +12,9 @@
  * files, and ends with nothing when every open fails with ENOENT or
  * ENOTDIR: the names below are every one it can open (more, some), so
  * when none of them exists the path search finds nothing, and without a
- * server the search ends with the build-id step's answer.
+ * server the search ends with the build-id step's answer.  When that
+ * step finds a file (the only one it looks at on the default path), the
+ * search ends there too: that file's inflated copy is the answer.
  */
 #include <errno.h>
 #include <limits.h>
@@ -23,9 +25,15 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include <elfutils/libdwelf.h>
+
+#include "lib/symbols/dbgcache.h"
 #include "lib/unwind/debuginfo.h"
 
 #define DEBUG_ROOT	"/usr/lib/debug"
+/* The build-id lengths libdwfl looks up (__libdwfl_open_by_build_id()). */
+#define BUILD_ID_MIN	3
+#define BUILD_ID_MAX	64
 
 /*
  * Whether PATH may be opened as a debug file: any answer but "no such
@@ -116,6 +124,69 @@ static bool search_may_find(const char *file, const char *debuglink)
 	return may;
 }
 
+/*
+ * Whether this is the search for MOD's own debug file, not for its Dwarf's
+ * alt file (dwz): libdwfl passes the main file's .gnu_debuglink as
+ * dwelf_elf_gnu_debuglink() gives it (the same pointer, or NULL), the
+ * alt file's name otherwise.  MOD's main file is open by then (and is a
+ * mapped file: ET_DYN or ET_EXEC, nothing to relocate).
+ */
+static bool own_debug_file(Dwfl_Module *mod, const char *debuglink)
+{
+	GElf_Addr bias;
+	GElf_Word crc;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+
+	return elf && dwelf_elf_gnu_debuglink(elf, &crc) == debuglink;
+}
+
+/* Whether FD's ELF file has build-id BID, of LEN bytes. */
+static bool has_build_id(int fd, const unsigned char *bid, int len)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *got;
+	bool same = elf && dwelf_elf_gnu_build_id(elf, &got) == len && !memcmp(got, bid, len);
+
+	elf_end(elf);
+	return same;
+}
+
+/*
+ * The first file the standard search takes for MOD: by build-id,
+ * /usr/lib/debug/.build-id/xx/rest.debug (the default path's one
+ * absolute directory), if its build-id is MOD's.  Its DWARF is read from
+ * the debug cache (dbgcache.h), whose copy has the same sections inflated:
+ * libdw would otherwise inflate every debug section of it, 10 MB for
+ * libc, to look for a .debug_frame that Debian's debug files do not have.
+ * *NAME as libdwfl names it (the real path); -1: no such file.
+ */
+static int cached_by_build_id(Dwfl_Module *mod, char **name)
+{
+	char path[sizeof(DEBUG_ROOT "/.build-id/xx/") + 2 * BUILD_ID_MAX + sizeof(".debug")];
+	const unsigned char *bid;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bid, &vaddr), n, i, fd;
+
+	if (len < BUILD_ID_MIN || len > BUILD_ID_MAX)
+		return -1;
+	n = snprintf(path, sizeof(path), DEBUG_ROOT "/.build-id/%02x/", bid[0]);
+	for (i = 1; i < len; i++)
+		n += snprintf(path + n, sizeof(path) - n, "%02x", bid[i]);
+	snprintf(path + n, sizeof(path) - n, ".debug");
+	fd = dbgcache__open(path);
+	if (fd < 0)
+		return -1;
+	if (!has_build_id(fd, bid, len)) {
+		close(fd);
+		return -1;
+	}
+	free(*name);
+	*name = realpath(path, NULL);
+	if (!*name)
+		*name = strdup(path);
+	return fd;
+}
+
 int unwind_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
@@ -123,7 +194,13 @@ int unwind_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	const unsigned char *bits;
 	GElf_Addr vaddr;
+	int fd;
 
+	if (mod && own_debug_file(mod, debuglink_file)) {
+		fd = cached_by_build_id(mod, debuginfo_file_name);
+		if (fd >= 0)
+			return fd;
+	}
 	if (!mod || (urls && *urls) || search_may_find(file_name, debuglink_file))
 		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 						    debuglink_file, debuglink_crc,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * debuginfo.h - libdwfl's find_debuginfo callback for the unwinder:
- * dwfl_standard_find_debuginfo()'s answer, without loading libdebuginfod
- * when no debuginfod server could be asked.
+ * dwfl_standard_find_debuginfo()'s answer, the file it finds by build-id
+ * read from the debug cache's inflated copy (dbgcache.h), and without
+ * loading libdebuginfod when no debuginfod server could be asked.
  *
  * libdwfl (elfutils 0.188) looks for a module's debug file when its CFI
  * is wanted from .debug_frame (an address .eh_frame has no FDE for): by
