@@ -22,8 +22,6 @@
 #include "lib/stream/replay.h"
 #include "lib/stream/session.h"
 
-#define WINDOW_NS	(200 * 1000000ULL)
-
 struct replay {
 	const char *path;
 	struct capture_reader *r;
@@ -121,8 +119,13 @@ static int replay_stats(struct replay *rp, uint32_t cpu, const void *data, size_
  * each other; but a CPU that stops between stamping its records and
  * publishing them (an emulated CPU waiting for its turn on the host's
  * emulator thread) hands them over rounds later.  -i holds records that
- * long (WINDOW_NS at least), so that it prints them in time order, as
- * perf script sorts a file; pass 2 rejects what this pass skips.
+ * long and 1 ns more, so that it prints them in time order, as perf
+ * script sorts a file: a record is printed once it is more than LATE
+ * older than the newest one read, and every record read after it is at
+ * most LATE older than that one, so newer than it.  No longer: what it
+ * holds stays in the cache and in memory (the mapped records it points
+ * at).  Pass 2 rejects what this pass skips, and its records are among
+ * these: their lateness is this one's at most.
  */
 static uint64_t replay_lateness(struct replay *rp)
 {
@@ -334,7 +337,6 @@ int record__replay_filtered(const char *path, struct output *out, int pid,
 	uint64_t late;
 
 	rp.so.out = out;
-	rp.so.window_ns = WINDOW_NS;
 	if (sf)
 		rp.so.sf = *sf;
 	if (pid) {
@@ -345,8 +347,7 @@ int record__replay_filtered(const char *path, struct output *out, int pid,
 	if (!rp.r)
 		return 1;
 	late = replay_lateness(&rp);
-	if (late >= rp.so.window_ns)
-		rp.so.window_ns = late + 1;
+	rp.so.window_ns = late + 1;
 	if (capture__rewind(rp.r))
 		goto out;
 	rp.s = session__new(&rp.so, NULL);
