@@ -77,17 +77,19 @@ static bool any_in(const char *dir, const char *const *names, unsigned int nr,
 static bool path_may_find(const char *file, const char *debuglink, const struct stat *self)
 {
 	const char *slash = strrchr(file, '/'), *sub;
-	const char *names[4] = { debuglink, NULL, slash + 1, NULL };
+	const char *names[4] = { debuglink };
 	char dir[PATH_MAX], in[PATH_MAX], local[PATH_MAX];
 	const char *const subs[] = { "", "/.debug", "/.dwz" };
 	unsigned int i;
 
+	/* A relative name is searched from the working directory: not told apart. */
 	if (file[0] != '/' || (size_t)(slash - file) >= sizeof(dir))
 		return true;
 	memcpy(dir, file, slash - file);
 	dir[slash - file] = '\0';
 	if (debuglink)
 		names[1] = strrchr(debuglink, '/') ? strrchr(debuglink, '/') + 1 : debuglink;
+	names[2] = slash + 1;
 	if ((size_t)snprintf(local, sizeof(local), "%s.debug", slash + 1) >= sizeof(local))
 		return true;
 	names[3] = local;
