@@ -50,7 +50,7 @@ static kgid_t kprof_group;
  * circle (lockdep on the debug kernel: mmap_lock -> kprof.lock ->
  * cpu_hotplug_lock -> pmus_lock -> cpuctx_mutex -> mmap_lock).  This one
  * is a leaf: taken inside kprof.lock or mmap_lock, nothing taken under it.
- * kprof_owner and kprof.bufs change under both locks; either one is
+ * kprof_owner and kprof.session->bufs change under both locks; either one is
  * enough to read them.
  */
 static DEFINE_MUTEX(kprof_map_lock);
@@ -131,23 +131,11 @@ static int kprof_copy_out(void __user *uarg, u32 usize, const void *src,
 	return 0;
 }
 
-/*
- * Install @bufs; returns the set it replaces, whose reference the caller
- * drops after synchronize_rcu(), once no kprof_poll() can be looking at
- * it.  A read() in flight holds its own reference until it is done.
- */
 static struct kprof_bufs *kprof_bufs_replace(struct kprof_bufs *bufs)
 {
-	struct kprof_bufs *old = kprof.bufs;
-	unsigned int cpu;
-
 	lockdep_assert_held(&kprof.lock);
 	lockdep_assert_held(&kprof_map_lock);
-	/* The new set whole before kprof_poll() can load it. */
-	smp_store_release(&kprof.bufs, bufs);
-	for_each_possible_cpu(cpu)
-		per_cpu_ptr(kprof_pcpu, cpu)->buf = &bufs->cpu[cpu];
-	return old;
+	return kprof_session_set_bufs(kprof.session, bufs);
 }
 
 /* ---- ioctls ---- */
@@ -171,14 +159,14 @@ static long kprof_ioc_get_info(void __user *uarg)
 	info.tick_nsec = TICK_NSEC;
 
 	mutex_lock(&kprof.lock);
-	info.mmap_stride = kprof.bufs->region_size;
-	info.data_size = (u64)kprof.bufs->pages << PAGE_SHIFT;
-	if (kprof.running)
+	info.mmap_stride = kprof.session->bufs->region_size;
+	info.data_size = (u64)kprof.session->bufs->pages << PAGE_SHIFT;
+	if (kprof.session->running)
 		info.flags |= KPROF_INFO_RUNNING;
 	/* Events come and go with hotplug, under the hotplug lock. */
 	cpus_read_lock();
 	for_each_possible_cpu(cpu)
-		if (per_cpu_ptr(kprof_pcpu, cpu)->event)
+		if (per_cpu_ptr(kprof.session->pcpu, cpu)->event)
 			info.online_mask[cpu / 64] |= 1ULL << (cpu % 64);
 	cpus_read_unlock();
 	mutex_unlock(&kprof.lock);
@@ -207,7 +195,7 @@ static long kprof_ioc_set_config(struct kprof_file *f, void __user *uarg)
 	 * released or STARTs again: it may still be draining them with
 	 * read(), which would find new, empty buffers in their place.
 	 */
-	if (kprof.running || kprof_check_reader(f)) {
+	if (kprof.session->running || kprof_check_reader(f)) {
 		ret = -EBUSY;
 		goto unlock;
 	}
@@ -223,10 +211,10 @@ static long kprof_ioc_set_config(struct kprof_file *f, void __user *uarg)
 	kprof_config_cpus(&cfg, cpus);
 	/* No mmap of the set being replaced, between the check and the swap. */
 	mutex_lock(&kprof_map_lock);
-	mapped = atomic_read(&kprof.bufs->mapped);
-	if (cfg.buffer_pages != kprof.bufs->pages ||
-	    !cpumask_subset(cpus, &kprof.bufs->cpus) ||
-	    (!mapped && !cpumask_equal(cpus, &kprof.bufs->cpus))) {
+	mapped = atomic_read(&kprof.session->bufs->mapped);
+	if (cfg.buffer_pages != kprof.session->bufs->pages ||
+	    !cpumask_subset(cpus, &kprof.session->bufs->cpus) ||
+	    (!mapped && !cpumask_equal(cpus, &kprof.session->bufs->cpus))) {
 		if (mapped) {
 			ret = -EBUSY;
 			goto unlock_map;
@@ -238,16 +226,16 @@ static long kprof_ioc_set_config(struct kprof_file *f, void __user *uarg)
 		}
 		old = kprof_bufs_replace(bufs);
 	} else {
-		kprof_bufs_set_watermark(kprof.bufs, cfg.watermark);
+		kprof_bufs_set_watermark(kprof.session->bufs, cfg.watermark);
 	}
-	kprof.config = cfg;
+	kprof.session->config = cfg;
 unlock_map:
 	mutex_unlock(&kprof_map_lock);
 unlock:
 	mutex_unlock(&kprof.lock);
 	free_cpumask_var(cpus);
 	if (old) {
-		/* kprof_poll() reads kprof.bufs in an RCU read-side section. */
+		/* kprof_poll() reads kprof.session->bufs in an RCU read-side section. */
 		synchronize_rcu();
 		kprof_bufs_put(old);
 	}
@@ -264,7 +252,7 @@ static long kprof_ioc_get_config(void __user *uarg)
 	if (ret)
 		return ret;
 	mutex_lock(&kprof.lock);
-	cfg = kprof.config;
+	cfg = kprof.session->config;
 	mutex_unlock(&kprof.lock);
 	return kprof_copy_out(uarg, usize, &cfg, sizeof(cfg));
 }
@@ -296,8 +284,8 @@ static long kprof_ioc_start(struct kprof_file *f)
 
 	mutex_lock(&kprof.lock);
 	mutex_lock(&kprof_map_lock);
-	if (kprof.running ||
-	    atomic_read(&kprof.bufs->mapped) != atomic_read(&f->mapped)) {
+	if (kprof.session->running ||
+	    atomic_read(&kprof.session->bufs->mapped) != atomic_read(&f->mapped)) {
 		mutex_unlock(&kprof_map_lock);
 		goto unlock;
 	}
@@ -315,11 +303,11 @@ static long kprof_ioc_start(struct kprof_file *f)
 	 */
 	if (fresh) {
 		mutex_lock(&kprof_read_lock);
-		kprof_bufs_reset(kprof.bufs);
+		kprof_bufs_reset(kprof.session->bufs);
 		mutex_unlock(&kprof_read_lock);
 	}
 	/* Takes cpu_hotplug_lock: not under kprof_map_lock. */
-	ret = kprof_events_start(fresh, f->cred, f->pid_ns);
+	ret = kprof_events_start(kprof.session, fresh, f->cred, f->pid_ns);
 	if (ret)
 		kprof_start_failed(fresh);
 unlock:
@@ -330,8 +318,8 @@ unlock:
 static void kprof_session_stop(void)
 {
 	lockdep_assert_held(&kprof.lock);
-	if (kprof.running)
-		kprof_events_stop();
+	if (kprof.session->running)
+		kprof_events_stop(kprof.session);
 	kprof_set_owner(NULL);
 }
 
@@ -365,7 +353,7 @@ static long kprof_ioc_get_stats(void __user *uarg)
 	st.size = sizeof(st);
 	st.cpu = cpu;
 	mutex_lock(&kprof.lock);
-	kprof_counters_stats(cpu, &st);
+	kprof_counters_stats(kprof.session, cpu, &st);
 	st.max_sample_rate = READ_ONCE(l->max_sample_rate);
 	st.max_samples_per_tick = READ_ONCE(l->max_samples_per_tick);
 	st.allowed_ns = READ_ONCE(l->allowed_ns);
@@ -559,7 +547,7 @@ static int kprof_release(struct inode *inode, struct file *file)
 	 * file.
 	 */
 	if (kprof_data_owner == f) {
-		kprof_bufs_reset(kprof.bufs);
+		kprof_bufs_reset(kprof.session->bufs);
 		mutex_lock(&kprof_map_lock);
 		kprof_data_owner = NULL;
 		mutex_unlock(&kprof_map_lock);
@@ -578,7 +566,7 @@ static int kprof_mmap(struct file *file, struct vm_area_struct *vma)
 	mutex_lock(&kprof_map_lock);
 	ret = kprof_check_reader(file->private_data);
 	if (!ret)
-		ret = kprof_bufs_mmap(kprof.bufs, vma);
+		ret = kprof_bufs_mmap(kprof.session->bufs, vma);
 	mutex_unlock(&kprof_map_lock);
 	return ret;
 }
@@ -586,12 +574,12 @@ static int kprof_mmap(struct file *file, struct vm_area_struct *vma)
 /*
  * Without kprof.lock, which STOP holds across synchronize_rcu() and CPU
  * hotplug.  What it reads:
- *  - kprof.running, cleared with release by kprof_events_quiesce() only
+ *  - kprof.session->running, cleared with release by kprof_events_quiesce() only
  *    after the last LOST records are published, so a poller that sees it
  *    false and the buffers drained has seen every record (EPOLLHUP).  A
  *    poller that still sees it true waits for the watermark, and STOP's
  *    wake_up_all() comes after the clearing.
- *  - kprof.bufs, under rcu_read_lock(): SET_CONFIG drops a replaced set
+ *  - kprof.session->bufs, under rcu_read_lock(): SET_CONFIG drops a replaced set
  *    only after synchronize_rcu() (kprof_bufs_replace()).  The file being
  *    polled is open, so the module and its last set stay.
  * The wait queue is added to before these loads, and the wakeups (a
@@ -605,12 +593,12 @@ static __poll_t kprof_poll(struct file *file, poll_table *wait)
 	__poll_t mask = 0;
 	bool running;
 
-	poll_wait(file, &kprof.wq, wait);
+	poll_wait(file, &kprof.session->wq, wait);
 	/* Pairs with the release in kprof_events_quiesce(). */
-	running = smp_load_acquire(&kprof.running);
+	running = smp_load_acquire(&kprof.session->running);
 	rcu_read_lock();
 	/* Pairs with the release in kprof_bufs_replace(). */
-	bufs = READ_ONCE(kprof.bufs);
+	bufs = READ_ONCE(kprof.session->bufs);
 	/* Running: a buffer at its watermark; stopped: whatever is left. */
 	if (kprof_bufs_readable(bufs, running))
 		mask |= EPOLLIN | EPOLLRDNORM;
@@ -656,14 +644,14 @@ static ssize_t kprof_read(struct file *file, char __user *ubuf, size_t count,
 
 	for (;;) {
 		mutex_lock(&kprof.lock);
-		bufs = kprof.bufs;
+		bufs = kprof.session->bufs;
 		if (atomic_read(&bufs->mapped) ||
 		    kprof_check_reader(file->private_data)) {
 			mutex_unlock(&kprof.lock);
 			return -EBUSY;
 		}
 		kprof_bufs_get(bufs);
-		running = kprof.running;
+		running = kprof.session->running;
 		mutex_unlock(&kprof.lock);
 
 		ret = kprof_read_owned(file->private_data, bufs, ubuf, count);
@@ -673,8 +661,8 @@ static ssize_t kprof_read(struct file *file, char __user *ubuf, size_t count,
 			ret = -EAGAIN;
 			break;
 		}
-		if (wait_event_interruptible(kprof.wq,
-					     !READ_ONCE(kprof.running) ||
+		if (wait_event_interruptible(kprof.session->wq,
+					     !READ_ONCE(kprof.session->running) ||
 					     kprof_bufs_readable(bufs, false))) {
 			ret = -ERESTARTSYS;
 			break;

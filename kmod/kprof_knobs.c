@@ -130,9 +130,9 @@ int kprof_knobs_set(const struct kprof_throttle_config *t, u32 fields,
 	if (fields & KPROF_KNOB_FLAGS)
 		WRITE_ONCE(kprof.throttle_flags, t->flags);
 	/* None yet while kprof_init() runs: START publishes them then. */
-	if (kprof.bufs)
+	if (kprof.session)
 		for_each_possible_cpu(cpu)
-			kprof_limits_publish(&kprof.bufs->cpu[cpu]);
+			kprof_limits_publish(&kprof.session->bufs->cpu[cpu]);
 	return 0;
 }
 

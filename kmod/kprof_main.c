@@ -189,21 +189,22 @@ static int __init kprof_params_config(struct kprof_config *cfg)
 /* ---- module init/exit ---- */
 
 /*
- * The buffers the knobs' writes publish their limits into
- * (kprof_knobs_set(), under kprof.lock), from the moment they exist: the
+ * The session whose buffers the knobs' writes publish their limits into
+ * (kprof_knobs_set(), under kprof.lock), from the moment it exists: the
  * parameter files take writes while kprof_init() runs.
  */
-static void kprof_set_bufs(struct kprof_bufs *bufs)
+static void kprof_set_session(struct kprof_session *s)
 {
 	mutex_lock(&kprof.lock);
-	kprof.bufs = bufs;
+	kprof.session = s;
 	mutex_unlock(&kprof.lock);
 }
 
 static int __init kprof_init(void)
 {
+	struct kprof_session *session;
 	kgid_t kgid = INVALID_GID;
-	struct kprof_bufs *bufs;
+	struct kprof_config cfg;
 	int ret;
 
 	if (nr_cpu_ids > KPROF_MAX_CPUS) {
@@ -222,31 +223,20 @@ static int __init kprof_init(void)
 	ret = kprof_knobs_init();
 	if (ret)
 		return ret;
-	ret = kprof_params_config(&kprof.config);
+	ret = kprof_params_config(&cfg);
 	if (ret)
 		goto exit_knobs;
 
-	kprof_pcpu = alloc_percpu(struct kprof_cpu);
-	if (!kprof_pcpu) {
-		ret = -ENOMEM;
+	kprof_throttle_init_cpus();
+	session = kprof_session_alloc(&cfg);
+	if (IS_ERR(session)) {
+		ret = PTR_ERR(session);
 		goto exit_knobs;
 	}
-	kprof_throttle_init_cpus();
-	if (!zalloc_cpumask_var(&kprof.cpus, GFP_KERNEL)) {
-		ret = -ENOMEM;
-		goto free_pcpu;
-	}
-	kprof_config_cpus(&kprof.config, kprof.cpus);
-	bufs = kprof_bufs_alloc(kprof.config.buffer_pages,
-				kprof.config.watermark, kprof.cpus);
-	if (IS_ERR(bufs)) {
-		ret = PTR_ERR(bufs);
-		goto free_cpumask;
-	}
-	kprof_set_bufs(bufs);
+	kprof_set_session(session);
 	ret = kprof_events_init();
 	if (ret)
-		goto put_bufs;
+		goto free_session;
 	ret = kprof_cdev_init(kgid);
 	if (ret)
 		goto exit_events;
@@ -254,13 +244,9 @@ static int __init kprof_init(void)
 
 exit_events:
 	kprof_events_exit();
-put_bufs:
-	kprof_set_bufs(NULL);
-	kprof_bufs_put(bufs);
-free_cpumask:
-	free_cpumask_var(kprof.cpus);
-free_pcpu:
-	free_percpu(kprof_pcpu);
+free_session:
+	kprof_set_session(NULL);
+	kprof_session_free(session);
 exit_knobs:
 	kprof_knobs_exit();
 	return ret;
@@ -275,9 +261,7 @@ static void __exit kprof_exit(void)
 	kprof_knobs_exit();
 	kprof_cdev_exit();
 	kprof_events_exit();
-	kprof_bufs_put(kprof.bufs);
-	free_cpumask_var(kprof.cpus);
-	free_percpu(kprof_pcpu);
+	kprof_session_free(kprof.session);
 }
 
 module_init(kprof_init);

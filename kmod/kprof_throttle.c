@@ -319,7 +319,8 @@ void kprof_throttle_feed(struct kprof_cpu *c, u64 cost_ns, u64 now)
 	struct kprof_throttle_lowering low;
 	struct kprof_rate_lowered r;
 
-	if (!kprof_throttle_sample_took(&kprof.limits, &c->cost, cost_ns, &low))
+	if (!kprof_throttle_sample_took(&kprof.limits, this_cpu_ptr(&kprof_cost),
+					cost_ns, &low))
 		return;
 
 	r = (struct kprof_rate_lowered) {
@@ -411,7 +412,7 @@ static void kprof_throttle_msg_work(struct irq_work *work)
 }
 
 /**
- * kprof_throttle_init_cpus() - set up every CPU's deferred throttle work
+ * kprof_throttle_init_cpus() - every CPU's cost average, from zero
  *
  * Context: module init, before any event exists.
  */
@@ -419,25 +420,45 @@ void kprof_throttle_init_cpus(void)
 {
 	unsigned int cpu;
 
-	for_each_possible_cpu(cpu) {
-		struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);
-
-		c->thr_stop = IRQ_WORK_INIT_HARD(kprof_throttle_stop_work);
-		c->thr_msg = IRQ_WORK_INIT(kprof_throttle_msg_work);
-		kprof_hrtimer_setup(&c->thr_timer, kprof_throttle_timer_fn,
-				    CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
-		kprof_throttle_cpu_init(&c->cost);
-		kprof_throttle_count_init(&c->thr);
-	}
+	for_each_possible_cpu(cpu)
+		kprof_throttle_reset_cost(cpu);
 }
 
 /**
- * kprof_throttle_reset() - forget a CPU's throttle history
- * @c: the CPU's state, without an event
+ * kprof_throttle_reset_cost() - forget a CPU's cost average
+ * @cpu: the CPU
+ *
+ * Context: kprof.lock held, no session running (no handler feeds it).
+ */
+void kprof_throttle_reset_cost(unsigned int cpu)
+{
+	kprof_throttle_cpu_init(per_cpu_ptr(&kprof_cost, cpu));
+}
+
+/**
+ * kprof_throttle_init() - set up a producer's deferred throttle work
+ * @c: a new session's producer of one CPU
+ *
+ * Context: process context, before the session has any event.
+ */
+void kprof_throttle_init(struct kprof_cpu *c)
+{
+	c->thr_stop = IRQ_WORK_INIT_HARD(kprof_throttle_stop_work);
+	c->thr_msg = IRQ_WORK_INIT(kprof_throttle_msg_work);
+	kprof_hrtimer_setup(&c->thr_timer, kprof_throttle_timer_fn,
+			    CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
+	kprof_throttle_reset(c);
+}
+
+/**
+ * kprof_throttle_reset() - forget an event's throttle history
+ * @c: the producer, without an event
+ *
+ * The CPU's cost average stays: other sessions' events on the CPU share
+ * it (kprof_cost), and the kernel never resets running_sample_length.
  */
 void kprof_throttle_reset(struct kprof_cpu *c)
 {
-	kprof_throttle_cpu_init(&c->cost);
 	kprof_throttle_count_init(&c->thr);
 	c->thr_stopped = false;
 	c->kthrottled = false;
