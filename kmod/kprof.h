@@ -4,13 +4,16 @@
  *
  * Who owns what:
  *  - struct kprof_state (one, "kprof") is the global control state: the
- *    mutex, the throttle knobs (global, as the kernel's sysctls are) and
- *    the session.  The knobs change under kprof.lock.
+ *    mutexes, the throttle knobs (global, as the kernel's sysctls are),
+ *    the default configuration (the insmod parameters) and the list and
+ *    counts of sessions.  All change under kprof.lock.
  *  - struct kprof_session (kprof_session.c) is everything of one profiling
  *    session: configuration, buffers, cpuhp instance, wait queue, the
- *    owner's credentials and a per-CPU struct kprof_cpu.  Changed only
- *    under kprof.lock from ioctl/open/release, read without the lock by
- *    its cpuhp callbacks and handlers while it runs (frozen then).
+ *    owner's credentials and a per-CPU struct kprof_cpu.  One open file
+ *    (struct kprof_file) owns it, from its first SET_CONFIG or START to
+ *    its release; no other file can reach it.  Changed only under
+ *    kprof.lock from ioctl/release, read without the lock by its cpuhp
+ *    callbacks and handlers while it runs (frozen then).
  *  - struct kprof_cpu (per session and CPU, the session's lifetime) is
  *    the producer's state of one event: that event's overflow handler
  *    (which finds it in event->overflow_handler_context) and the
@@ -35,6 +38,7 @@
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
@@ -185,6 +189,14 @@ struct kprof_cpu {
 
 /* One profiling session: see the top and kprof_session.c. */
 struct kprof_session {
+	struct list_head	node;		/* in kprof.sessions */
+	bool			has_run;	/* a START succeeded: buffers carry on */
+	/*
+	 * Serializes read()'s copies with each other and with START's
+	 * emptying of the buffers (taken inside kprof.lock there, without
+	 * it in read(), which may fault on user memory under it).
+	 */
+	struct mutex		read_lock;
 	struct kprof_config	config;		/* validated */
 	struct perf_event_attr	attr;		/* built at START */
 	cpumask_var_t		cpus;		/* CPUs the config selects */
@@ -201,9 +213,12 @@ struct kprof_session {
 
 struct kprof_state {
 	struct mutex		lock;		/* the control path, see kprof_cdev.c */
+	/* What ->mmap needs, a leaf lock: see kprof_session.c */
+	struct mutex		map_lock;
 	struct kprof_throttle_limits limits;	/* knobs, see SET_THROTTLE */
 	u32			throttle_flags;	/* KPROF_THROTTLE_F_* */
-	struct kprof_session	*session;	/* the one session, module lifetime */
+	struct kprof_config	defconfig;	/* a new session's, validated */
+	struct list_head	sessions;	/* every file's session */
 	unsigned int		nr_running;	/* sessions with events */
 };
 
@@ -217,6 +232,11 @@ struct kprof_file {
 	 */
 	const struct cred	*cred;
 	struct pid_namespace	*pid_ns;
+	/*
+	 * Its session, NULL until its first SET_CONFIG or START; then set
+	 * for the file's life, under kprof.lock and kprof.map_lock.
+	 */
+	struct kprof_session	*session;
 };
 
 /*
@@ -236,6 +256,7 @@ static inline void kprof_pending_add(struct kprof_cpu *c, unsigned int kind,
 /* kprof_state.c */
 extern struct kprof_state kprof;
 extern uint kprof_mlock_kb;	/* the mlock_kb parameter, see kprof_buffer.c */
+extern uint kprof_max_sessions;	/* the max_sessions parameter */
 DECLARE_PER_CPU(struct kprof_throttle_cpu, kprof_cost);
 
 /* Does any session sample?  Context: kprof.lock held. */
@@ -246,10 +267,14 @@ static inline bool kprof_sessions_running(void)
 }
 
 /* kprof_session.c */
-struct kprof_session *kprof_session_alloc(const struct kprof_config *cfg);
-void kprof_session_free(struct kprof_session *s);
 struct kprof_bufs *kprof_session_set_bufs(struct kprof_session *s,
 					  struct kprof_bufs *bufs);
+int kprof_session_configure(struct kprof_file *f,
+			    const struct kprof_config *cfg);
+int kprof_session_start(struct kprof_file *f);
+void kprof_session_stop(struct kprof_file *f);
+void kprof_session_release(struct kprof_file *f);
+bool kprof_session_others_run(const struct kprof_file *f);
 
 /* kprof_buffer.c */
 struct kprof_bufs *kprof_bufs_alloc(u32 pages, u32 watermark,

@@ -110,6 +110,7 @@ int kprof_knobs_set(const struct kprof_throttle_config *t, u32 fields,
 		    const struct kprof_file *f)
 {
 	struct kprof_throttle_limits l;
+	struct kprof_session *s;
 	bool was_on;
 	unsigned int cpu;
 	int ret;
@@ -129,10 +130,10 @@ int kprof_knobs_set(const struct kprof_throttle_config *t, u32 fields,
 	kprof_knobs_store(&kprof.limits, t, fields);
 	if (fields & KPROF_KNOB_FLAGS)
 		WRITE_ONCE(kprof.throttle_flags, t->flags);
-	/* None yet while kprof_init() runs: START publishes them then. */
-	if (kprof.session)
+	/* Every session's control pages; a new one's START publishes them. */
+	list_for_each_entry(s, &kprof.sessions, node)
 		for_each_possible_cpu(cpu)
-			kprof_limits_publish(&kprof.session->bufs->cpu[cpu]);
+			kprof_limits_publish(&s->bufs->cpu[cpu]);
 	return 0;
 }
 

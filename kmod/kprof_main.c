@@ -188,23 +188,9 @@ static int __init kprof_params_config(struct kprof_config *cfg)
 
 /* ---- module init/exit ---- */
 
-/*
- * The session whose buffers the knobs' writes publish their limits into
- * (kprof_knobs_set(), under kprof.lock), from the moment it exists: the
- * parameter files take writes while kprof_init() runs.
- */
-static void kprof_set_session(struct kprof_session *s)
-{
-	mutex_lock(&kprof.lock);
-	kprof.session = s;
-	mutex_unlock(&kprof.lock);
-}
-
 static int __init kprof_init(void)
 {
-	struct kprof_session *session;
 	kgid_t kgid = INVALID_GID;
-	struct kprof_config cfg;
 	int ret;
 
 	if (nr_cpu_ids > KPROF_MAX_CPUS) {
@@ -223,20 +209,17 @@ static int __init kprof_init(void)
 	ret = kprof_knobs_init();
 	if (ret)
 		return ret;
-	ret = kprof_params_config(&cfg);
+	/* Under kprof.lock: SET_THROTTLE's validation may read it. */
+	mutex_lock(&kprof.lock);
+	ret = kprof_params_config(&kprof.defconfig);
+	mutex_unlock(&kprof.lock);
 	if (ret)
 		goto exit_knobs;
 
 	kprof_throttle_init_cpus();
-	session = kprof_session_alloc(&cfg);
-	if (IS_ERR(session)) {
-		ret = PTR_ERR(session);
-		goto exit_knobs;
-	}
-	kprof_set_session(session);
 	ret = kprof_events_init();
 	if (ret)
-		goto free_session;
+		goto exit_knobs;
 	ret = kprof_cdev_init(kgid);
 	if (ret)
 		goto exit_events;
@@ -244,9 +227,6 @@ static int __init kprof_init(void)
 
 exit_events:
 	kprof_events_exit();
-free_session:
-	kprof_set_session(NULL);
-	kprof_session_free(session);
 exit_knobs:
 	kprof_knobs_exit();
 	return ret;
@@ -254,14 +234,13 @@ exit_knobs:
 
 /*
  * No file is open (fops.owner pins the module, and every mapping holds its
- * file), so the last release has stopped sampling: nothing runs.
+ * file), so the last release has freed the last session: nothing runs.
  */
 static void __exit kprof_exit(void)
 {
 	kprof_knobs_exit();
 	kprof_cdev_exit();
 	kprof_events_exit();
-	kprof_session_free(kprof.session);
 }
 
 module_init(kprof_init);

@@ -27,6 +27,9 @@ struct kdev {
 	unsigned long long bytes;	/* of records handed to kdev__read()'s FN */
 };
 
+/* The first ABI version with one session per open file. */
+#define KDEV_ABI_SESSIONS	5
+
 struct kdev *kdev__open(const char *path)
 {
 	struct kdev *d = calloc(1, sizeof(*d));
@@ -53,6 +56,16 @@ struct kdev *kdev__open(const char *path)
 	if (ioctl(d->fd, KPROF_IOC_ABI_VERSION, &version)) {
 		p_err("%s does not answer KPROF_IOC_ABI_VERSION (%s): is it a kprof device?",
 		      path, strerror(errno));
+		goto fail;
+	}
+	/*
+	 * Version 4 and older have one session per machine, owned by the
+	 * file that started it: another kprofcat's records could be in the
+	 * buffers, and a second kprofcat gets EBUSY.  Refused, by name.
+	 */
+	if (version < KDEV_ABI_SESSIONS) {
+		p_err("ABI mismatch: %s speaks kprof ABI version %u, an older kprof.ko with one profiling session per machine; kprofcat needs version %u (one session per open file): load the kprof.ko built from the same tree as kprofcat",
+		      path, version, KPROF_ABI_VERSION);
 		goto fail;
 	}
 	if (version < KPROF_ABI_VERSION) {
@@ -105,9 +118,11 @@ static void event_error(const char *what, const char *event, int e)
 	else if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV)
 		p_err("event '%s' is not supported here (no PMU provides it): without a hardware PMU (e.g. under QEMU TCG) use a software event such as cpu-clock",
 		      event);
-	else if (e == EBUSY)
-		p_err("%s: kprof is busy (another kprofcat is recording, or still has the buffers of the session it stopped: wait for it to exit)",
+	else if (e == EBUSY && !strcmp(what, "KPROF_IOC_START"))
+		p_err("%s: kprof is busy: as many sessions as kprof.ko's max_sessions limit are recording (see /sys/module/kprof/parameters/max_sessions and 'dmesg'): wait for one to stop, or have root raise the limit",
 		      what);
+	else if (e == EBUSY)
+		p_err("%s: kprof is busy: this session is running", what);
 	else if (e == EPERM && !strcmp(what, "KPROF_IOC_SET_CONFIG"))
 		p_err("%s: the buffers exceed your locked-memory allowance (kprof.ko's mlock_kb per CPU, then RLIMIT_MEMLOCK): use fewer --buffer-pages or CPUs, or raise 'ulimit -l'",
 		      what);
