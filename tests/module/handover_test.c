@@ -260,8 +260,9 @@ static int read_unstarted(int fd, char *msg, size_t len)
 /*
  * B while A's stopped session is still open: no session of its own yet,
  * so nothing to map (ENODEV) or read (EOF), and nothing of A's; then a
- * session of its own, which START creates with the module's default
- * configuration, in buffers of its own.
+ * session of its own on CPU 0, in buffers of its own.  (Not the module's
+ * default configuration, which samples every CPU: run_b() compares what
+ * read() returns with CPU 0's mapping.)
  */
 static int own_session_while_a_open(int fd, char *msg, size_t len)
 {
@@ -286,7 +287,7 @@ static int own_session_while_a_open(int fd, char *msg, size_t len)
 			 got < 0 ? strerror(errno) : "A's records");
 		return 1;
 	}
-	return run_b(fd, 0, 0, msg, len);
+	return run_b(fd, 0, 1, msg, len);
 }
 
 FIXTURE(granted) {
