@@ -40,6 +40,7 @@
 #define KPROFCAT	"user/kprofcat"
 #define SPIN		"tests/progs/spin"
 #define PARAMS		"/sys/module/kprof/parameters/"
+#define CAP		"/tmp/knobs_test.cap"
 
 /* Run CMD with sh: stdout into OUT, stderr into ERR (each NUL-terminated). */
 static int run(const char *cmd, char *out, size_t out_len, char *err, size_t err_len)
@@ -115,6 +116,23 @@ static unsigned long param_ul(const char *name)
 	char buf[64];
 
 	return param_read(name, buf, sizeof(buf)) ? ~0UL : strtoul(buf, NULL, 10);
+}
+
+/* Does the capture at @path hold @text (its META record is plain text)? */
+static int capture_has(const char *path, const char *text)
+{
+	static char buf[1 << 20];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0)
+		return -1;
+	return memmem(buf, n, text, strlen(text)) != NULL;
 }
 
 static int get_throttle(struct kprof_throttle_config *t)
@@ -261,11 +279,16 @@ TEST_F_TIMEOUT(knobs, insmod_parameters, 120)
 	ASSERT_EQ(0, get_config(&c));
 	EXPECT_EQ(100ULL, c.sample);
 	EXPECT_TRUE(c.flags & KPROF_CFG_FREQ);
-	/* Told otherwise, kprofcat does what it was told. */
-	EXPECT_EQ(0, run(KPROFCAT " -F 211 -d 1 --stats", out, sizeof(out), err, sizeof(err)))
+	/*
+	 * Told otherwise, kprofcat does what it was told: its session is its
+	 * file's (ABI 5), out of another file's GET_CONFIG, so its capture's
+	 * META record says what it configured.
+	 */
+	EXPECT_EQ(0, run(KPROFCAT " -F 211 -d 1 --stats -o " CAP, out, sizeof(out),
+			 err, sizeof(err)))
 		TH_LOG("%s", err);
-	ASSERT_EQ(0, get_config(&c));
-	EXPECT_EQ(211ULL, c.sample);
+	EXPECT_EQ(1, capture_has(CAP, "\nsample=211\nfreq=1\n")) TH_LOG("META of " CAP);
+	unlink(CAP);
 	ASSERT_EQ(0, kp_rmmod());
 	ASSERT_EQ(0, kp_insmod());
 	/* The fixture's teardown writes back what it found before. */
