@@ -116,20 +116,22 @@ TEST_F(inl, dwarf_frames_print_inlined_lines_and_fp_frames_do_not)
 		int pass;
 
 		for (pass = 0; pass < 2; pass++) {
-			ASSERT_EQ(0, framecache__user(c, self->u, PID, usyms__generation(self->u, PID),
-						      1, MAP_START + self->mark, inl, f, 8, &nr,
+			uint32_t gen = usyms__generation(self->u, PID);
+
+			ASSERT_EQ(0, framecache__user(c, self->u, PID, gen, 1,
+						      MAP_START + self->mark, inl, f, 8, &nr,
 						      &since));
-			if (inl) {
-				ASSERT_EQ(2, nr);
-				EXPECT_TRUE(line_is(&f[0], want_mix)) TH_LOG("%.*s", f[0].line_len, f[0].line);
-				EXPECT_TRUE(line_is(&f[1], want_run));
-				EXPECT_TRUE(f[0].inlined);
-				EXPECT_NE(f[0].sym_id, f[1].sym_id);
-			} else {
-				ASSERT_EQ(1, nr);
-				EXPECT_TRUE(line_is(&f[0], want_run)) TH_LOG("%.*s", f[0].line_len, f[0].line);
-				EXPECT_FALSE(f[0].inlined);
-			}
+			ASSERT_EQ(inl ? 2 : 1, nr);
+			EXPECT_TRUE(line_is(&f[0], inl ? want_mix : want_run))
+				TH_LOG("%.*s", f[0].line_len, f[0].line);
+			EXPECT_EQ(inl, f[0].inlined);
+			/* Self's symbol: the one the address lies in. */
+			EXPECT_STREQ("run", f[0].outer);
+			if (!inl)
+				continue;
+			EXPECT_TRUE(line_is(&f[1], want_run));
+			EXPECT_NE(f[0].sym_id, f[1].sym_id);
+			EXPECT_EQ(f[1].sym_id, f[0].outer_id);
 		}
 	}
 	/* Room for one frame: the innermost. */

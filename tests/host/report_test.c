@@ -300,7 +300,7 @@ static struct out_frame ufr(uint64_t addr, const char *sym, uint32_t id, const c
 			    uint32_t outer_id)
 {
 	return (struct out_frame){ .addr = addr, .sym = sym, .dso = "/bin/x", .sym_id = id,
-				   .inlined = outer != NULL, .outer = outer ? outer : sym,
+				   .inlined = !!outer, .outer = outer ? outer : sym,
 				   .outer_id = outer ? outer_id : id };
 }
 

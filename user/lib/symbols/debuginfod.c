@@ -31,6 +31,7 @@
 /* The library's functions kprofcat calls, from dlsym(). */
 struct libdebuginfod {
 	void *handle;
+
 	debuginfod_client *(*begin)(void);
 	void (*end)(debuginfod_client *client);
 	void (*set_user_data)(debuginfod_client *client, void *data);

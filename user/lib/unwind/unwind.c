@@ -439,8 +439,11 @@ static bool cached_chain(struct uproc *p)
 			p->stale = 1;
 			return true;
 		}
-		if (!initial && (step = cached_step(p, --pc, &r, &next, &zero)) == CFI_STEP_DWFL)
-			return false;
+		if (!initial) {
+			step = cached_step(p, --pc, &r, &next, &zero);
+			if (step == CFI_STEP_DWFL)
+				return false;
+		}
 		ret = report_module(p, pc);
 		if (ret) {
 			p->stale = ret == -EAGAIN;
@@ -450,8 +453,11 @@ static bool cached_chain(struct uproc *p)
 			p->ips[p->nr++] = pc;
 		if (p->nr == p->max)
 			return true;
-		if (initial && (step = cached_step(p, pc, &r, &next, &zero)) == CFI_STEP_DWFL)
-			return false;
+		if (initial) {
+			step = cached_step(p, pc, &r, &next, &zero);
+			if (step == CFI_STEP_DWFL)
+				return false;
+		}
 		if (step == CFI_STEP_END)
 			break;
 	}
