@@ -33,6 +33,27 @@ int kp_default_limits(int fd)
 	return ioctl(fd, KPROF_IOC_SET_THROTTLE, &t);
 }
 
+/*
+ * The default limits with kprof's cost controller off (percent 0, as perf
+ * allows), for tests of what kprofcat prints, not of throttling: on a
+ * slowed kernel (the debug one, under TCG) the handler's measured cost
+ * would lower the rate to a fraction of the test's frequency, by as much
+ * as the host is loaded.  The rate first, while the percent allows it.
+ */
+int kp_no_lowering(int fd)
+{
+	struct kprof_throttle_config t = {
+		.size = sizeof(t),
+		.semantics = KPROF_THROTTLE_GE,
+		.max_sample_rate = 100000,
+		.cpu_time_max_percent = 0,
+	};
+
+	if (kp_default_limits(fd))
+		return -1;
+	return ioctl(fd, KPROF_IOC_SET_THROTTLE, &t);
+}
+
 int kp_get_info(int fd, struct kprof_info *info)
 {
 	memset(info, 0, sizeof(*info));

@@ -13,6 +13,7 @@
 
 int kp_open(void);
 int kp_default_limits(int fd);
+int kp_no_lowering(int fd);
 int kp_get_info(int fd, struct kprof_info *info);
 int kp_get_stats(int fd, unsigned int cpu, struct kprof_cpu_stats *st);
 void kp_cfg_add_cpu(struct kprof_config *cfg, unsigned int cpu);
