@@ -15,14 +15,21 @@
  *    kprof.lock from ioctl/release, read without the lock by its cpuhp
  *    callbacks and handlers while it runs (frozen then).
  *  - struct kprof_cpu (per session and CPU, the session's lifetime) is
- *    the producer's state of one event: that event's overflow handler
- *    (which finds it in event->overflow_handler_context) and the
- *    throttle's deferred work of that event (irq_work, hrtimer) are its
- *    only writers while it is active; the control path touches it only
- *    once the producer is quiesced (before START, after STOP).  A
- *    session's handler never nests in itself (one event per CPU per
- *    session), so its scratch record is not shared with any other
- *    handler, whichever other session's may interrupt it.
+ *    the producer of one CPU: the overflow handler of the session's
+ *    events on that CPU and the throttle's deferred work of its event
+ *    (irq_work, hrtimer) are its only writers while it is active; the
+ *    control path touches it only once the producer is quiesced (before
+ *    START, after STOP).  A CPU session has one event per CPU, whose
+ *    overflow_handler_context is that CPU's producer.  A per-task session
+ *    (KPROF_TARGET_TASK) has one event on its target and the events
+ *    inherited from it by the tasks the target creates, all with the
+ *    session as overflow_handler_context; they run wherever their tasks
+ *    run, and the handler writes the producer of the CPU it runs on.
+ *    Either way at most one of a session's events is active on a CPU at
+ *    a time (a task's events are active only while it runs), so a
+ *    session's handler never nests in itself on a CPU, and its scratch
+ *    record is not shared with any other handler, whichever other
+ *    session's may interrupt it.
  *  - kprof_cost (per CPU, module lifetime) is the CPU's handler cost
  *    average, shared by every session's event on the CPU, as the
  *    kernel's running_sample_length is shared by every event.
@@ -167,6 +174,13 @@ struct kprof_cpu {
 	 * every session's event on it shares, is kprof_cost.
 	 */
 	struct kprof_throttle_count thr;
+	/*
+	 * The event that kthrottled, thr_armed and thr_armed_seq describe
+	 * (they mirror its hw.interrupts, which is per event): a per-task
+	 * session's producer sees one event after another as the tasks of
+	 * the target run on its CPU.  Compared, never dereferenced.
+	 */
+	const struct perf_event	*thr_event;
 	bool			thr_stopped;	/* kprof stopped the event */
 	bool			kthrottled;	/* the kernel's limit holds it */
 	bool			thr_armed;	/* kprof_throttle_end() armed it */
@@ -209,7 +223,19 @@ struct kprof_session {
 	const struct cred	*cred;		/* events are created under it */
 	struct pid_namespace	*pid_ns;	/* SAMPLE pids are of this one */
 	struct kprof_cpu __percpu *pcpu;	/* the producers, one per CPU */
+	/*
+	 * A per-task session's event on its target, while it runs (the
+	 * events inherited from it are the kernel's: they go with their
+	 * tasks, or when this one is released).
+	 */
+	struct perf_event	*task_event;
 };
+
+/* Does @s sample a task and its descendants rather than CPUs? */
+static inline bool kprof_session_per_task(const struct kprof_session *s)
+{
+	return s->config.target_flags & KPROF_TARGET_TASK;
+}
 
 struct kprof_state {
 	struct mutex		lock;		/* the control path, see kprof_cdev.c */
@@ -336,6 +362,11 @@ void kprof_ustack_put(struct kprof_buf *b, unsigned long rec,
 /* kprof_sample.c */
 void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs);
+void kprof_overflow_task(struct perf_event *event,
+			 struct perf_sample_data *data, struct pt_regs *regs);
+
+/* kprof_target.c */
+struct perf_event *kprof_target_event(struct kprof_session *s);
 
 /* kprof_counters.c */
 void kprof_counters_fill(struct kprof_counters *dst, struct kprof_cpu *c);

@@ -104,10 +104,13 @@ static long kprof_ioc_get_info(struct kprof_file *f, void __user *uarg)
 	info.data_size = (u64)s->bufs->pages << PAGE_SHIFT;
 	if (s->running)
 		info.flags |= KPROF_INFO_RUNNING;
-	/* Events come and go with hotplug, under the hotplug lock. */
+	/*
+	 * Events come and go with hotplug, under the hotplug lock; a
+	 * per-task session's may overflow on every CPU while it runs.
+	 */
 	cpus_read_lock();
 	for_each_possible_cpu(cpu)
-		if (per_cpu_ptr(s->pcpu, cpu)->event)
+		if (per_cpu_ptr(s->pcpu, cpu)->event || s->task_event)
 			info.online_mask[cpu / 64] |= 1ULL << (cpu % 64);
 	cpus_read_unlock();
 unlock:

@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprof_events.c - configuration and kprof's per-CPU perf events.
+ * kprof_events.c - configuration and kprof's perf events.
+ *
+ * A per-task session (KPROF_TARGET_TASK) has one event on its target,
+ * inherited by the tasks it creates (kprof_target.c), and no CPU hotplug
+ * state: its events follow their tasks, and every possible CPU has a
+ * producer and a ring for wherever they run.  The rest of this comment is
+ * about CPU sessions.
  *
  * One pinned kernel counter per selected online CPU, created through a
  * cpuhp multi-instance state: adding the instance at START creates the
@@ -175,6 +181,21 @@ int kprof_config_validate(const struct kprof_config *cfg)
 	if ((cfg->flags & KPROF_CFG_EXCLUDE_USER) &&
 	    (cfg->flags & KPROF_CFG_EXCLUDE_KERNEL))
 		return -EINVAL;
+	/*
+	 * perf_event_open() refuses pid -1 with cpu -1 and a pid below -1;
+	 * kprof's target is a pid > 0 (the caller itself has no shorthand:
+	 * the file may be used by another process than its opener), and a
+	 * per-task session has a ring on every CPU (its tasks run anywhere).
+	 */
+	if (cfg->target_flags & ~KPROF_TARGET_ALL)
+		return -EINVAL;
+	if (cfg->target_flags & KPROF_TARGET_TASK) {
+		if (cfg->target_pid <= 0 ||
+		    memchr_inv(cfg->cpumask, 0, sizeof(cfg->cpumask)))
+			return -EINVAL;
+	} else if (cfg->target_pid) {
+		return -EINVAL;
+	}
 
 	ret = kprof_config_validate_event(cfg);
 	if (ret)
@@ -469,6 +490,41 @@ static void kprof_events_unhold(struct kprof_session *s)
 	s->cred = NULL;
 }
 
+/*
+ * A per-task session's event (kprof_target.c); every CPU's page says
+ * online, since the target's tasks may overflow on any.  No cpuhp
+ * instance: an event on a task is not a CPU's, and a CPU going away only
+ * moves the task.  Its producers are all active before the event exists.
+ */
+static int kprof_events_start_task(struct kprof_session *s)
+{
+	struct perf_event *event;
+	unsigned int cpu;
+
+	event = kprof_target_event(s);
+	if (IS_ERR(event))
+		return PTR_ERR(event);
+	s->task_event = event;
+	for_each_possible_cpu(cpu)
+		kprof_buffer_set_flags(per_cpu_ptr(s->pcpu, cpu)->buf,
+				       KPROF_PAGE_ONLINE, 0);
+	return 0;
+}
+
+/*
+ * Release a per-task session's event and, with it, every event its
+ * target's descendants inherited and still have (perf_event_release_kernel()
+ * removes each from its task's context before returning, and no new one
+ * can be inherited once it began, see kprof_target.c).  A handler still
+ * running on another CPU is waited for by kprof_events_quiesce()'s
+ * synchronize_rcu().
+ */
+static void kprof_events_stop_task(struct kprof_session *s)
+{
+	perf_event_release_kernel(s->task_event);
+	s->task_event = NULL;
+}
+
 /**
  * kprof_events_start() - start sampling with a session's configuration
  * @s: the session, stopped, with buffers
@@ -479,7 +535,9 @@ static void kprof_events_unhold(struct kprof_session *s)
  *
  * Creates the event of every selected online CPU.  If any fails, those
  * already created are released and its errno is returned (-ENOENT or
- * -EOPNOTSUPP for a hardware event without a PMU, for example).
+ * -EOPNOTSUPP for a hardware event without a PMU, for example).  A
+ * per-task session gets its target's event instead (-ESRCH, -EACCES:
+ * kprof_target_event()).
  *
  * Context: kprof.lock held, not running, buffers allocated.
  * Return: 0 or -errno.
@@ -517,10 +575,14 @@ int kprof_events_start(struct kprof_session *s, bool fresh,
 		WRITE_ONCE(c->active, cpumask_test_cpu(cpu, s->cpus));
 	}
 
-	/* Holds cpus_read_lock(): no hotplug callback sees 'starting'. */
-	WRITE_ONCE(s->starting, true);
-	ret = cpuhp_state_add_instance(kprof_hp_state, &s->hp_node);
-	WRITE_ONCE(s->starting, false);
+	if (kprof_session_per_task(s)) {
+		ret = kprof_events_start_task(s);
+	} else {
+		/* Holds cpus_read_lock(): no hotplug callback sees 'starting'. */
+		WRITE_ONCE(s->starting, true);
+		ret = cpuhp_state_add_instance(kprof_hp_state, &s->hp_node);
+		WRITE_ONCE(s->starting, false);
+	}
 	if (ret) {
 		/* The rollback released the events created before the failure. */
 		for_each_possible_cpu(cpu)
@@ -557,7 +619,10 @@ void kprof_events_stop(struct kprof_session *s)
 
 	for_each_possible_cpu(cpu)
 		WRITE_ONCE(per_cpu_ptr(s->pcpu, cpu)->active, false);
-	cpuhp_state_remove_instance(kprof_hp_state, &s->hp_node);
+	if (s->task_event)
+		kprof_events_stop_task(s);
+	else
+		cpuhp_state_remove_instance(kprof_hp_state, &s->hp_node);
 	/* Clears s->running once the last records are in. */
 	kprof_events_quiesce(s);
 	kprof.nr_running--;

@@ -3,9 +3,12 @@
  * kprof_sample.c - the overflow handler: capture one sample.
  *
  * Runs in hardirq context (cpu-clock/task-clock hrtimers) or NMI context
- * (hardware PMU overflows).  A session has one event per CPU, so its
- * handler never runs inside itself: an NMI does not nest in another, and
- * the clocks' hrtimer runs with interrupts off.  What can interrupt it is
+ * (hardware PMU overflows).  At most one event of a session is active on
+ * a CPU (one per CPU; or, per task, the events of the task running
+ * there), so its handler never runs inside itself on a CPU: an NMI does
+ * not nest in another, the clocks' hrtimer runs with interrupts off, and
+ * a context switch, which alone changes the active task's events, runs
+ * with interrupts off and never inside a handler.  What can interrupt it is
  * other kprof code of the same CPU: the session's own throttle hrtimer
  * writing an UNTHROTTLE record into the same ring (kprof_buffer.c's
  * nesting), or another session's handler (a PMU NMI inside a cpu-clock
@@ -376,4 +379,36 @@ void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 		pchain = data->callchain;	/* PEBS: from the interrupt regs */
 	kprof_sample_capture(event->overflow_handler_context, event, regs,
 			     pchain, data->period);
+}
+
+/**
+ * kprof_overflow_task() - perf overflow handler of per-task sessions' events
+ * @event: the event of a per-task session's target, or one a descendant
+ *	   inherited from it (inherit_event() copies overflow_handler and
+ *	   its context): overflow_handler_context is the session
+ * @data: perf's sample data; only the period is used
+ * @regs: the interrupted context
+ *
+ * Such events run on whichever CPU their task runs on: the sample goes to
+ * the producer, and so the ring, of the CPU this handler runs on, which
+ * cannot change under it (hardirq or NMI, no preemption).  That producer
+ * is written by no other handler of the session meanwhile: the event of
+ * the task running on this CPU is the session's only one active here
+ * (see the top of this file), and the session's handler on another CPU
+ * writes that CPU's producer.  Each of the session's CPUs thus counts
+ * every overflow of the session's events on it once, in its own
+ * counters and in-band in its own ring, as a CPU session's does.
+ *
+ * Context: hardirq (software clock events) or NMI (hardware events).
+ */
+void kprof_overflow_task(struct perf_event *event,
+			 struct perf_sample_data *data, struct pt_regs *regs)
+{
+	struct kprof_session *s = event->overflow_handler_context;
+	const struct perf_callchain_entry *pchain = NULL;
+
+	if (data->sample_flags & PERF_SAMPLE_CALLCHAIN)
+		pchain = data->callchain;
+	kprof_sample_capture(this_cpu_ptr(s->pcpu), event, regs, pchain,
+			     data->period);
 }

@@ -7,6 +7,18 @@
  * event as kprof_throttle_way() says.  docs/throttle.md has the design and
  * what each kernel version does.  Called from the overflow handler
  * (hardirq or NMI): no locks, no allocation, no printk.
+ *
+ * Per-task sessions: the kernel counts its per-tick limit per event
+ * (hw.interrupts), and a per-task session has one event per task of its
+ * target.  kprof's own limit counts per producer, that is per CPU and
+ * session (c->thr), over all the session's events that overflow on the
+ * CPU in the tick: the same as the kernel's while one task of the target
+ * runs there in a tick, stricter when several take turns on the CPU
+ * within one (each is limited per event by the kernel, all of them
+ * together by kprof), which bounds the session's handler time on the CPU
+ * as a CPU session's limit does.  Its view of the kernel's limit follows
+ * the event that overflows (kprof_kernel_throttle_check()).  Clock events
+ * are not stopped, see kprof_throttle_stop().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -101,9 +113,29 @@ static bool kprof_kernel_throttle_check(struct kprof_cpu *c,
 					struct perf_event *event,
 					bool *tripped)
 {
-	bool held = c->kthrottled;
-	bool armed = c->thr_armed &&
-		     READ_ONCE(event->hw.interrupts_seq) == c->thr_armed_seq;
+	bool held, armed;
+
+	/*
+	 * Another event of the session than the last to overflow here: a
+	 * per-task session's, whose tasks take turns on this CPU.  What
+	 * kprof knew of the kernel's limit was of the other event's
+	 * hw.interrupts (the kernel keeps that count per event, and lifts
+	 * its throttle when the event is scheduled in again or at its CPU's
+	 * tick): this one starts unknown, not held, not armed.  A THROTTLE
+	 * the kernel held on the other event ends here, for this CPU's
+	 * ring.  A freed event's address reused by a new one is taken for
+	 * the old: at worst a THROTTLE record's misc names the wrong limit
+	 * or one ends an overflow later; the counts of overflows are not
+	 * concerned.
+	 */
+	if (c->thr_event != event) {
+		c->thr_event = event;
+		c->kthrottled = false;
+		c->thr_armed = false;
+	}
+	held = c->kthrottled;
+	armed = c->thr_armed &&
+		READ_ONCE(event->hw.interrupts_seq) == c->thr_armed_seq;
 
 	c->thr_armed = false;
 	c->kthrottled = READ_ONCE(event->hw.interrupts) == KPROF_MAX_INTERRUPTS;
@@ -169,10 +201,28 @@ static void kprof_throttle_stop(struct kprof_cpu *c, struct perf_event *event,
 {
 	switch (kprof_throttle_way(event)) {
 	case KPROF_THR_DEFERRED:
-		irq_work_queue(&c->thr_stop);
+		/*
+		 * A per-task session's clock event is not stopped: by the
+		 * time the irq_work or the restart's hrtimer ran, its task
+		 * may have been switched out or moved to another CPU, and
+		 * its event with it, which must then not be stopped or
+		 * started from here behind the perf core.  Its overflows go
+		 * on arriving and are counted lost_throttled until this
+		 * CPU's next tick (kprof_throttle_admit()): the same records
+		 * and counts, only the handler's cost of those overflows is
+		 * not spared.
+		 */
+		if (!kprof_session_per_task(c->session))
+			irq_work_queue(&c->thr_stop);
 		break;
 	case KPROF_THR_IN_OVERFLOW:
-		/* The kernel's limit tripped too: it stops the event. */
+		/*
+		 * The kernel's limit tripped too: it stops the event.  A
+		 * per-task event is stopped the same way: it is the one
+		 * active on this CPU, in its own overflow, and the kernel
+		 * restarts it at the tick or lifts the throttle when it is
+		 * next scheduled in (event_sched_in()), as for its own.
+		 */
 		if (ktripped || READ_ONCE(event->state) != PERF_EVENT_STATE_ACTIVE)
 			break;
 		/* What the kernel's throttle does, in its order. */
@@ -460,6 +510,7 @@ void kprof_throttle_init(struct kprof_cpu *c)
 void kprof_throttle_reset(struct kprof_cpu *c)
 {
 	kprof_throttle_count_init(&c->thr);
+	c->thr_event = NULL;
 	c->thr_stopped = false;
 	c->kthrottled = false;
 	c->thr_armed = false;

@@ -38,6 +38,16 @@
  * one per CPU, fed by every session's handler on it).  Up to version 4
  * one session per machine existed and the starting file owned it.
  *
+ * Per-task sessions (since ABI version 6, KPROF_TARGET_TASK): the
+ * session's event follows one task and the tasks it creates (inherited
+ * at fork, as perf's per-task events are) instead of sitting on CPUs;
+ * whichever CPU such a task overflows on, the record goes to that CPU's
+ * ring of the session, and the session's counters count its overflows
+ * only.  Starting one needs, besides the right to open the device, ptrace
+ * read access to the task (PTRACE_MODE_READ_REALCREDS with the opener's
+ * credentials), which perf_event_open() asks of a per-task event: a
+ * member of the group= grant cannot sample another user's process.
+ *
  * Privilege is decided at open() from the opener's credentials: it needs
  * CAP_PERFMON (or CAP_SYS_ADMIN), what perf_event_open() needs for
  * CPU-wide sampling of every task and of the kernel at any
@@ -59,7 +69,7 @@
  * built for version V works with a kernel whose control page says
  * compat_version <= V <= version.
  */
-#define KPROF_ABI_VERSION		5
+#define KPROF_ABI_VERSION		6
 #define KPROF_ABI_COMPAT_VERSION	1
 
 #define KPROF_COMM_LEN			16
@@ -460,7 +470,20 @@ struct kprof_config {
 	 */
 	__u32	user_stack_size;
 	__u32	__reserved0;	/* must be 0 */
-	__u64	__reserved[5];
+	/*
+	 * Since ABI version 6, in what was __reserved[0] (zero: the CPUs
+	 * of cpumask, as before).  With KPROF_TARGET_TASK in target_flags
+	 * the session samples one task and its descendants instead of
+	 * CPUs, as perf_event_open(pid, cpu -1) with attr.inherit does:
+	 * target_pid (> 0, in the pid namespace of the file's opener) names
+	 * the task, resolved at START; tasks it creates from then on
+	 * (threads and forked children, theirs too) inherit the event.  Its
+	 * samples on any CPU go to that CPU's ring, so every possible CPU
+	 * has one and cpumask must be all zero.
+	 */
+	__u32	target_flags;	/* KPROF_TARGET_* */
+	__s32	target_pid;	/* 0 without KPROF_TARGET_TASK */
+	__u64	__reserved[4];
 };
 
 #define KPROF_CONFIG_SIZE_VER0	(8 + 8 + 8 + 8 + 4 + 2 + 2 + 4 + 4 + \
@@ -480,6 +503,10 @@ struct kprof_config {
  */
 #define KPROF_CFG_CALLCHAIN_DWARF	(1ULL << 5)
 #define KPROF_CFG_ALL			((1ULL << 6) - 1)
+
+/* kprof_config.target_flags */
+#define KPROF_TARGET_TASK		(1U << 0)	/* target_pid and descendants */
+#define KPROF_TARGET_ALL		((1U << 1) - 1)
 /* Largest user_stack_size: perf's, the most a __u16 record size holds. */
 #define KPROF_MAX_USER_STACK_SIZE	65528
 
@@ -574,7 +601,10 @@ struct kprof_cpu_stats {
  * watermark > data size, a cpumask bit >= nr_cpu_ids or of a CPU that is
  * not possible, PERF_TYPE_HARDWARE config >= PERF_COUNT_HW_MAX,
  * PERF_TYPE_HW_CACHE config with a cache, op or result perf does not
- * know or bits above 23 (both types: no PMU type in the upper half).
+ * know or bits above 23 (both types: no PMU type in the upper half),
+ * target_flags with a bit KPROF_TARGET_ALL does not have,
+ * KPROF_TARGET_TASK with target_pid <= 0 or with a cpumask bit set,
+ * target_pid not 0 without it.
  * ENOENT: software config >= PERF_COUNT_SW_MAX.  EOPNOTSUPP, with a
  * kernel log line naming the PMU: every type but HARDWARE, HW_CACHE and
  * RAW (the CPU's core PMU) and the cpu-clock and task-clock software
@@ -598,6 +628,14 @@ struct kprof_cpu_stats {
  * (data_head carries on), since its own reader may be draining them
  * through its mapping meanwhile.  Selected CPUs that are offline get
  * their event when they come online.
+ * A per-task session (KPROF_TARGET_TASK) resolves target_pid in the pid
+ * namespace of the file's opener: ESRCH if no such task (or it is
+ * exiting), EACCES without ptrace read access to it (checked, as
+ * perf_event_open() does, under the task's exec_update_lock, so an
+ * exec() that changes its credentials comes before or after both the
+ * check and the event; EINTR if a signal interrupts that wait).  Its one
+ * event is created under the opener's credentials; no CPU hotplug
+ * concerns it.  Tasks the target created before START are not sampled.
  *
  * STOP: of the caller's session; returns 0, also when not running or
  * without a session.  Counters are final on return and the last LOST

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof_target.c - the event of a per-task session (KPROF_TARGET_TASK):
+ * one kernel counter on the target task with attr.inherit, as
+ * perf_event_open(pid, cpu -1) makes one for perf record -- CMD.
+ *
+ * What the kernel does with it (kernel/events/core.c, 6.1 and later):
+ *  - At every fork and clone of a task that has it, perf_event_init_task()
+ *    gives the child an event of its own (inherit_event()), whose parent
+ *    is this event and whose overflow_handler and
+ *    overflow_handler_context are copied from it: every descendant's
+ *    overflows reach kprof_overflow_task() with the session.
+ *  - Each such event has its own hw (period, hw.interrupts): the kernel's
+ *    per-tick limit counts per event; kprof's own counts per CPU and
+ *    session (kprof_throttle.c says how).
+ *  - An inherited event goes when its task exits (perf_event_exit_task(),
+ *    which folds its count into the parent).  The target's own event
+ *    stays, in state EXIT, until kprof releases it; releasing it
+ *    (perf_event_release_kernel()) marks it DEAD under its child_mutex,
+ *    so that inherit_event() adds no child any more, and removes every
+ *    remaining child from its task's context before freeing it: once it
+ *    returns, no event of the session is left to overflow.
+ *  - exec() of a setuid program (a mm that is not SUID_DUMP_USER) drops
+ *    the task's events (perf_event_exit_task() from begin_new_exec()):
+ *    what becomes privileged stops being sampled.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/err.h>
+#include <linux/perf_event.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
+#include <linux/rwsem.h>
+#include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/uidgid.h>
+#include <linux/user_namespace.h>
+
+#include "kprof.h"
+
+/*
+ * The task @nr names in @ns, the opener's pid namespace, referenced; NULL
+ * if none.  As perf_event_open()'s find_lively_task_by_vpid(), in the
+ * namespace of whoever opened the file rather than of the caller.
+ */
+static struct task_struct *kprof_target_find(pid_t nr, struct pid_namespace *ns)
+{
+	struct task_struct *task;
+
+	rcu_read_lock();
+	task = get_pid_task(find_pid_ns(nr, ns), PIDTYPE_PID);
+	rcu_read_unlock();
+	return task;
+}
+
+/*
+ * May the current credentials (the opener's, overridden) read @task as
+ * ptrace_may_access(@task, PTRACE_MODE_READ_REALCREDS) would let them?
+ * perf_event_open() asks that of a per-task event; kprof asks it of
+ * every opener, also of one perfmon_capable() (kprof gives a group
+ * member CAP_PERFMON, and that grant must not reach other users' tasks).
+ *
+ * The kernel does not export ptrace_may_access() to modules, so this is
+ * its 6.1-7.x logic for that mode from exported pieces: the DAC rule of
+ * __ptrace_may_access() (same real uid and gid as all of the target's,
+ * or CAP_SYS_PTRACE over its user namespace), commoncap's rule
+ * (cap_ptrace_access_check(): the target's permitted capabilities within
+ * the caller's, or CAP_SYS_PTRACE) and the dumpable rule.  Not consulted:
+ * the other LSMs' ptrace_access_check hooks (SELinux, AppArmor, Smack;
+ * Yama restricts only PTRACE_MODE_ATTACH), and the exemption of the
+ * caller's own thread group (the ioctl's caller need not be the opener
+ * whose credentials are judged, so it is not given).  The LSMs'
+ * perf_event hooks still judge the event as it is created.
+ *
+ * Context: process context, @task's exec_update_lock held for reading
+ * (its credentials do not change under exec meanwhile).
+ */
+static bool kprof_target_may_read(struct task_struct *task)
+{
+	const struct cred *cred = current_cred(), *tcred;
+	struct mm_struct *mm;
+	bool ok;
+
+	rcu_read_lock();
+	tcred = __task_cred(task);
+	/* REALCREDS: the caller's real ids, as PTRACE_MODE_READ_REALCREDS. */
+	ok = uid_eq(cred->uid, tcred->euid) && uid_eq(cred->uid, tcred->suid) &&
+	     uid_eq(cred->uid, tcred->uid) && gid_eq(cred->gid, tcred->egid) &&
+	     gid_eq(cred->gid, tcred->sgid) && gid_eq(cred->gid, tcred->gid);
+	/* REALCREDS: the permitted set, as cap_ptrace_access_check(). */
+	ok = ok && cred->user_ns == tcred->user_ns &&
+	     cap_issubset(tcred->cap_permitted, cred->cap_permitted);
+	if (!ok)
+		ok = ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
+	rcu_read_unlock();
+	if (!ok)
+		return false;
+
+	/*
+	 * The dumpable state after the credentials, as __ptrace_may_access()
+	 * reads it (pairs with commit_creds()'s write barrier): a task that
+	 * drops privileges and becomes non-dumpable is not read as dumpable
+	 * with its old credentials.
+	 */
+	smp_rmb();
+	task_lock(task);
+	mm = task->mm;
+	if (mm)
+		ok = get_dumpable(mm) == SUID_DUMP_USER ||
+		     ns_capable(mm->user_ns, CAP_SYS_PTRACE);
+	else
+		ok = task->user_dumpable ||
+		     ns_capable(&init_user_ns, CAP_SYS_PTRACE);
+	task_unlock(task);
+	return ok;
+}
+
+/**
+ * kprof_target_event() - create a per-task session's event on its target
+ * @s: the session, starting: config (KPROF_TARGET_TASK), attr, cred and
+ *	pid_ns set, every producer ready (an overflow may come at once)
+ *
+ * As perf_event_open() does for a per-task event: the pid is resolved in
+ * the opener's pid namespace, and the ptrace check and the creation both
+ * happen under the target's exec_update_lock, so an exec() changing its
+ * credentials (and dropping its events) comes before both or after both.
+ * The event is created enabled, unpinned and inherited, as perf record's
+ * per-task events: a task the target forks between creation and an
+ * enable would inherit it disabled, never to be enabled, and a pinned
+ * task event that finds no counter at a context switch goes to the error
+ * state for good, where an unpinned one waits for its turn.  The PMU was
+ * judged by the preflight (kprof_events.c) on a disabled CPU event.
+ *
+ * Context: process context, kprof.lock held.
+ * Return: the event, or ERR_PTR(-ESRCH) if no such task or it exits,
+ * -EACCES without read access to it, -EINTR if a signal interrupted the
+ * wait for exec_update_lock, or the errno of creating the event.
+ */
+struct perf_event *kprof_target_event(struct kprof_session *s)
+{
+	struct perf_event_attr attr = s->attr;
+	struct perf_event *event;
+	struct task_struct *task;
+	const struct cred *old;
+	int ret;
+
+	attr.inherit = 1;
+	attr.pinned = 0;
+	attr.disabled = 0;
+
+	task = kprof_target_find(s->config.target_pid, s->pid_ns);
+	if (!task)
+		return ERR_PTR(-ESRCH);
+	ret = down_read_interruptible(&task->signal->exec_update_lock);
+	if (ret) {
+		event = ERR_PTR(ret);
+		goto put_task;
+	}
+	old = override_creds(s->cred);
+	if (kprof_target_may_read(task))
+		/*
+		 * The session as handler context: the events inherited from
+		 * this one run on any CPU, kprof_overflow_task() picks the
+		 * producer of the one it runs on.
+		 */
+		event = perf_event_create_kernel_counter(&attr, -1, task,
+							 kprof_overflow_task,
+							 s);
+	else
+		event = ERR_PTR(-EACCES);
+	revert_creds(old);
+	up_read(&task->signal->exec_update_lock);
+put_task:
+	put_task_struct(task);
+	return event;
+}
