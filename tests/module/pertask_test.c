@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-task sessions (ABI version 6, KPROF_TARGET_TASK in
+ * include/uapi/linux/kprof.h): a session samples one task and the tasks
+ * it creates, not CPUs.
+ *
+ * task.only_the_target:  with another process spinning beside it, every
+ *                        SAMPLE in the rings is the target's, and every
+ *                        CPU's counters account for each overflow once
+ *                        (samples + lost by cause, in-band too), so the
+ *                        session's overflows are the target's delivered
+ *                        plus lost samples: the other process costs the
+ *                        session nothing.
+ * task.child_is_sampled: a child the target forks after START is sampled
+ *                        (its inherited event), the target's too.
+ * task.no_such_task:     START of a pid no task has: ESRCH.
+ * task.target_exits:     the target exits long before STOP; STOP still
+ *                        ends the session whole.
+ * granted.member_*:      a member of the group= grant may sample its own
+ *                        (dumpable) process, but START on a process of
+ *                        another user (root's) is refused with EACCES.
+ * Bad target configurations: config_test.
+ */
+#define _GNU_SOURCE
+#include "kprof_test.h"
+
+#include <sys/prctl.h>
+
+#include "kselftest_harness.h"
+
+#define FREQ		1000
+#define SPIN_CPU_MS	200	/* CPU time each sampled task spends */
+#define GRANT_GID	4242
+
+/* Busy for @ms of this thread's own CPU time, however it is scheduled. */
+static void spin_cpu_ms(long ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do {
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+/* A process spinning until killed: the one that must not be sampled. */
+static pid_t spinner(void)
+{
+	pid_t pid = fork();
+
+	if (!pid)
+		for (;;)
+			;
+	return pid;
+}
+
+/*
+ * A target held until a byte arrives on *@go; then it spins, and with
+ * @fork_child forks a child that spins too (its pid written to
+ * *@child_pid's pipe), waits for it, and exits.
+ */
+static pid_t held_target(int *go, int *child_pid, int fork_child)
+{
+	int g[2], c[2];
+	pid_t pid;
+	char b;
+
+	if (pipe(g) || pipe(c))
+		return -1;
+	pid = fork();
+	if (pid)
+		goto parent;
+	close(g[1]);
+	close(c[0]);
+	if (read(g[0], &b, 1) != 1)
+		_exit(2);
+	if (fork_child) {
+		pid_t kid = fork();
+
+		if (!kid) {
+			spin_cpu_ms(SPIN_CPU_MS);
+			_exit(0);
+		}
+		if (write(c[1], &kid, sizeof(kid)) != sizeof(kid))
+			_exit(3);
+		spin_cpu_ms(SPIN_CPU_MS);
+		waitpid(kid, NULL, 0);
+	} else {
+		spin_cpu_ms(SPIN_CPU_MS);
+	}
+	_exit(0);
+parent:
+	close(g[0]);
+	close(c[1]);
+	*go = g[1];
+	*child_pid = c[0];
+	return pid;
+}
+
+/* What the rings hold, by pid. */
+struct tally {
+	pid_t target, child;
+	__u64 target_samples, child_samples, other_samples;
+	pid_t other_pid;
+};
+
+static int count_sample(struct kp_buffers *b, struct kp_cpu *c,
+			const struct kprof_sample *s)
+{
+	struct tally *t = b->arg;
+
+	(void)c;
+	if ((pid_t)s->pid == t->target) {
+		t->target_samples++;
+	} else if (t->child && (pid_t)s->pid == t->child) {
+		t->child_samples++;
+	} else {
+		t->other_samples++;
+		t->other_pid = s->pid;
+	}
+	return 0;
+}
+
+static void target_cfg(struct kprof_config *cfg, pid_t pid)
+{
+	kp_cfg_init(cfg, FREQ);
+	cfg->target_flags = KPROF_TARGET_TASK;
+	cfg->target_pid = pid;
+}
+
+FIXTURE(task) {
+	int fd;
+	pid_t other;
+	struct kp_buffers b;
+	struct tally t;
+};
+
+FIXTURE_SETUP(task)
+{
+	memset(&self->b, 0, sizeof(self->b));
+	memset(&self->t, 0, sizeof(self->t));
+	self->other = -1;
+	KP_OPEN_OR_SKIP(self->fd);
+	self->other = spinner();
+	ASSERT_LT(0, self->other) TH_LOG("fork: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(task)
+{
+	if (self->other > 0) {
+		kill(self->other, SIGKILL);
+		waitpid(self->other, NULL, 0);
+	}
+	kp_close(self->fd, &self->b);
+}
+
+/* Configure for @pid, map, START, release the target, reap it, STOP, drain. */
+static int run_target(struct __test_metadata *_metadata, FIXTURE_DATA(task) *self,
+		      int fork_child)
+{
+	struct kprof_config cfg;
+	int go, kid_fd, status;
+	pid_t pid, kid = 0;
+
+	pid = held_target(&go, &kid_fd, fork_child);
+	if (pid < 0)
+		return -1;
+	self->t.target = pid;
+	target_cfg(&cfg, pid);
+	EXPECT_EQ(0, kp_set_config(self->fd, &cfg)) TH_LOG("SET_CONFIG: %s", strerror(errno));
+	EXPECT_EQ(0, kp_map(&self->b, self->fd)) TH_LOG("%s", self->b.err);
+	EXPECT_EQ(0, kp_start(self->fd)) TH_LOG("START: %s", strerror(errno));
+	if (write(go, "g", 1) != 1)
+		return -1;
+	close(go);
+	if (fork_child && read(kid_fd, &kid, sizeof(kid)) != sizeof(kid))
+		return -1;
+	close(kid_fd);
+	self->t.child = kid;
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	EXPECT_EQ(0, kp_stop(self->fd)) TH_LOG("STOP: %s", strerror(errno));
+	self->b.on_sample = count_sample;
+	self->b.arg = &self->t;
+	if (kp_drain(&self->b) < 0)
+		return -1;
+	return 0;
+}
+
+TEST_F_TIMEOUT(task, only_the_target, 60)
+{
+	struct kprof_counters k;
+	__u64 overflows = 0, delivered = 0, lost = 0;
+	unsigned int cpu;
+
+	KP_RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, run_target(_metadata, self, 0)) TH_LOG("%s", self->b.err);
+	EXPECT_EQ(0ULL, self->t.other_samples)
+		TH_LOG("a sample of pid %d, not the target %d", self->t.other_pid,
+		       self->t.target);
+	EXPECT_LT(0ULL, self->t.target_samples);
+	ASSERT_EQ(0, kp_check_conserved_all(&self->b, 1)) TH_LOG("%s", self->b.err);
+	/* The session's overflows: the target's samples, delivered or lost. */
+	for (cpu = 0; cpu < self->b.nr_cpu_ids; cpu++) {
+		if (!self->b.cpus[cpu].base)
+			continue;
+		kp_page_counters(&self->b.cpus[cpu], &k);
+		overflows += k.overflows;
+		delivered += k.samples;
+		lost += kp_lost_total(&k);
+	}
+	EXPECT_EQ(self->t.target_samples, delivered);
+	EXPECT_EQ(overflows, delivered + lost);
+	TH_LOG("target %d: %llu overflows, %llu delivered, %llu lost", self->t.target,
+	       (unsigned long long)overflows, (unsigned long long)delivered,
+	       (unsigned long long)lost);
+}
+
+TEST_F_TIMEOUT(task, child_is_sampled, 60)
+{
+	KP_RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, run_target(_metadata, self, 1)) TH_LOG("%s", self->b.err);
+	EXPECT_EQ(0ULL, self->t.other_samples)
+		TH_LOG("a sample of pid %d: neither the target %d nor its child %d",
+		       self->t.other_pid, self->t.target, self->t.child);
+	EXPECT_LT(0ULL, self->t.target_samples);
+	EXPECT_LT(0ULL, self->t.child_samples) TH_LOG("child %d", self->t.child);
+	EXPECT_EQ(0, kp_check_conserved_all(&self->b, 1)) TH_LOG("%s", self->b.err);
+}
+
+TEST_F_TIMEOUT(task, no_such_task, 30)
+{
+	struct kprof_config cfg;
+	pid_t pid;
+
+	KP_RETURN_IF_SKIPPED();
+	pid = fork();
+	if (!pid)
+		_exit(0);
+	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	target_cfg(&cfg, pid);
+	ASSERT_EQ(0, kp_set_config(self->fd, &cfg)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(-1, kp_start(self->fd));
+	EXPECT_EQ(ESRCH, errno);
+}
+
+TEST_F_TIMEOUT(task, target_exits, 60)
+{
+	KP_RETURN_IF_SKIPPED();
+	/* run_target() reaps the target before STOP. */
+	ASSERT_EQ(0, run_target(_metadata, self, 0)) TH_LOG("%s", self->b.err);
+	kp_sleep_ms(50);
+	EXPECT_EQ(0, kp_check_conserved_all(&self->b, 1)) TH_LOG("%s", self->b.err);
+}
+
+/* ------------------------------------------------------------------ */
+
+FIXTURE(granted) {
+	int loaded;
+	pid_t root_proc;
+};
+
+FIXTURE_SETUP(granted)
+{
+	self->loaded = 0;
+	self->root_proc = -1;
+	if (getuid() != 0 || !getenv("KPROF_VM"))
+		SKIP(return, "reloads kprof.ko: test-bed VM only");
+	KP_LOAD_GRANTED(GRANT_GID);
+	self->loaded = 1;
+	self->root_proc = spinner();
+	ASSERT_LT(0, self->root_proc) TH_LOG("fork: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(granted)
+{
+	if (self->root_proc > 0) {
+		kill(self->root_proc, SIGKILL);
+		waitpid(self->root_proc, NULL, 0);
+	}
+	if (!self->loaded)
+		return;
+	kp_rmmod();
+	kp_insmod();
+}
+
+static pid_t victim;
+
+#define CHILD_EXPECT(cond, ...) do {					\
+	if (!(cond)) {							\
+		snprintf(msg, len, __VA_ARGS__);			\
+		return 1;						\
+	}								\
+} while (0)
+
+/* errno of START with @pid as the target, 0 if it started (then stopped). */
+static int start_err(int fd, pid_t pid)
+{
+	struct kprof_config cfg;
+	int e = 0;
+
+	target_cfg(&cfg, pid);
+	if (kp_set_config(fd, &cfg))
+		return -errno;
+	if (kp_start(fd))
+		e = errno;
+	else
+		kp_stop(fd);
+	return e;
+}
+
+/*
+ * As the member (uid 65534, the grant's group): its own process may be
+ * sampled, root's may not.  After setuid() the member is not dumpable
+ * (as after any change of credentials), which ptrace's rule would refuse
+ * too: it makes itself dumpable again, as a process a user starts is.
+ */
+static int member_targets(char *msg, size_t len)
+{
+	pid_t own;
+	int fd, e;
+
+	CHILD_EXPECT(!prctl(PR_SET_DUMPABLE, 1), "PR_SET_DUMPABLE: %s",
+		     strerror(errno));
+	fd = kp_open();
+	CHILD_EXPECT(fd >= 0, "open: %s", strerror(errno));
+	own = spinner();
+	CHILD_EXPECT(own > 0, "fork: %s", strerror(errno));
+	e = start_err(fd, own);
+	kill(own, SIGKILL);
+	waitpid(own, NULL, 0);
+	CHILD_EXPECT(!e, "START on its own process %d: %s", own, strerror(e));
+	e = start_err(fd, victim);
+	close(fd);
+	CHILD_EXPECT(e == EACCES, "START on root's process %d: %s", victim,
+		     e ? strerror(e) : "started");
+	return 0;
+}
+
+TEST_F_TIMEOUT(granted, member_cannot_target_root, 60)
+{
+	gid_t grant = GRANT_GID;
+	char msg[512];
+	int fd;
+
+	KP_RETURN_IF_SKIPPED();
+	victim = self->root_proc;
+	EXPECT_EQ(0, kp_as_nobody(&grant, 1, member_targets, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	/* Root may: CAP_SYS_PTRACE. */
+	fd = kp_open();
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	EXPECT_EQ(0, start_err(fd, self->root_proc));
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
