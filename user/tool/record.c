@@ -272,7 +272,8 @@ static int live_filters(struct live *l)
 	l->so.sf = o->sf;
 	l->so.proc_fallback = !l->sb;
 	if (o->pid && !o->all) {
-		l->so.filter = FILTER_PID;
+		/* Per task, the module samples what PID creates too. */
+		l->so.filter = o->per_task ? FILTER_TREE : FILTER_PID;
 		l->so.pid = o->pid;
 	} else if (l->child && !o->all) {
 		l->so.filter = FILTER_TREE;
@@ -327,18 +328,27 @@ static int live_setup(struct live *l)
 	/* -o alone: wakeups at an eighth of a buffer (record_raw.h). */
 	if (o->out_path && !o->out && !o->cfg.watermark)
 		o->cfg.watermark = o->cfg.buffer_pages * (uint32_t)sysconf(_SC_PAGESIZE) / 8;
+	/* Held before SET_CONFIG: a per-task session names its pid. */
+	if (o->cmd) {
+		l->child = spawn_held(o->cmd, !!o->out, &l->go, &l->exec_err);
+		if (l->child < 0) {
+			l->child = 0;
+			return -1;
+		}
+		l->child_fd = child_pidfd(l->child);
+	}
+	if (o->per_task) {
+		o->cfg.target_flags = KPROF_TARGET_TASK;
+		o->cfg.target_pid = o->pid ? o->pid : l->child;
+		/* The module's default CPUs are for CPU sessions. */
+		memset(o->cfg.cpumask, 0, sizeof(o->cfg.cpumask));
+	}
 	if (kdev__configure(l->d, &o->cfg, o->event))
 		return -1;
 	if (o->out_path) {
 		l->cap = capture__create(o->out_path);
 		if (!l->cap)
 			return -1;
-	}
-	if (o->cmd) {
-		l->child = spawn_held(o->cmd, !!o->out, &l->go, &l->exec_err);
-		if (l->child < 0)
-			return -1;
-		l->child_fd = child_pidfd(l->child);
 	}
 	if (live_filters(l) || live_session(l))
 		return -1;

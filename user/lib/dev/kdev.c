@@ -25,6 +25,7 @@ struct kdev {
 	unsigned int nr;
 	size_t stride;
 	unsigned long long bytes;	/* of records handed to kdev__read()'s FN */
+	int target_pid;		/* the configured KPROF_TARGET_TASK pid, 0: CPUs */
 };
 
 /* The first ABI version with one session per open file. */
@@ -291,9 +292,14 @@ int kdev__configure(struct kdev *d, const struct kprof_config *c, const char *ev
 	/* New buffer sizes cannot be set under a mapping. */
 	unmap(d);
 	if (ioctl(d->fd, KPROF_IOC_SET_CONFIG, c)) {
-		event_error("KPROF_IOC_SET_CONFIG", event, errno);
+		if (errno == EINVAL && c->target_flags)
+			p_err("KPROF_IOC_SET_CONFIG: the module rejected target_pid %d (target_flags %#x): a per-task session needs a pid above 0 and no -C CPUs",
+			      c->target_pid, c->target_flags);
+		else
+			event_error("KPROF_IOC_SET_CONFIG", event, errno);
 		return -errno;
 	}
+	d->target_pid = (c->target_flags & KPROF_TARGET_TASK) ? c->target_pid : 0;
 	ret = map_all(d);
 	if (ret)
 		unmap(d);
@@ -303,8 +309,14 @@ int kdev__configure(struct kdev *d, const struct kprof_config *c, const char *ev
 int kdev__start(struct kdev *d, const char *event)
 {
 	if (ioctl(d->fd, KPROF_IOC_START)) {
+		if (d->target_pid && errno == ESRCH)
+			p_err("KPROF_IOC_START: target_pid %d: no such process (it exited, or is not in the pid namespace /dev/kprof was opened in)",
+			      d->target_pid);
+		else if (d->target_pid && errno == EACCES)
+			p_err("KPROF_IOC_START: target_pid %d: permission denied: sampling a process needs ptrace read access to it, as perf_event_open() requires of a per-task event (the same user and a process that did not change its ids, or CAP_SYS_PTRACE); kprof.ko's group= grant does not extend to other users' processes",
+			      d->target_pid);
 		/* SET_CONFIG took kprof's fields: the PMU's event_init refused. */
-		if (errno == EINVAL)
+		else if (errno == EINVAL)
 			p_err("KPROF_IOC_START: the PMU refused event '%s' (EINVAL from its event_init: check its config terms)",
 			      event);
 		else if (errno == EOPNOTSUPP)
