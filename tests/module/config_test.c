@@ -175,11 +175,9 @@ BAD(target_flag_unknown, EINVAL, cfg->target_flags = KPROF_TARGET_ALL + 1);
 BAD(target_flag_top, EINVAL, cfg->target_flags = KPROF_TARGET_TASK | 1U << 31);
 BAD(target_pid_without_flag, EINVAL, cfg->target_pid = getpid());
 BAD(target_pid_zero, EINVAL, cfg->target_flags = KPROF_TARGET_TASK);
-BAD(target_pid_negative, EINVAL,
-    { cfg->target_flags = KPROF_TARGET_TASK; cfg->target_pid = -1; });
-BAD(target_with_cpumask, EINVAL,
-    { cfg->target_flags = KPROF_TARGET_TASK; cfg->target_pid = getpid();
-      kp_cfg_add_cpu(cfg, 0); });
+#define TARGET(pid)	{ cfg->target_flags = KPROF_TARGET_TASK; cfg->target_pid = (pid); }
+BAD(target_pid_negative, EINVAL, TARGET(-1));
+BAD(target_with_cpumask, EINVAL, { TARGET(getpid()); kp_cfg_add_cpu(cfg, 0); });
 /* perf_copy_attr()'s sample_stack_user rules, for DWARF call chains. */
 BAD(dwarf_stack_size_zero, EINVAL, cfg->flags |= KPROF_CFG_CALLCHAIN_DWARF);
 #define DWARF_SIZE(n)	{ cfg->flags |= KPROF_CFG_CALLCHAIN_DWARF; cfg->user_stack_size = (n); }

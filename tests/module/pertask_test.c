@@ -156,8 +156,8 @@ FIXTURE_TEARDOWN(task)
 }
 
 /* Configure for @pid, map, START, release the target, reap it, STOP, drain. */
-static int run_target(struct __test_metadata *_metadata, FIXTURE_DATA(task) *self,
-		      int fork_child)
+static int run_target(struct __test_metadata *_metadata, int fd,
+		      struct kp_buffers *b, struct tally *t, int fork_child)
 {
 	struct kprof_config cfg;
 	int go, kid_fd, status;
@@ -166,25 +166,25 @@ static int run_target(struct __test_metadata *_metadata, FIXTURE_DATA(task) *sel
 	pid = held_target(&go, &kid_fd, fork_child);
 	if (pid < 0)
 		return -1;
-	self->t.target = pid;
+	t->target = pid;
 	target_cfg(&cfg, pid);
-	EXPECT_EQ(0, kp_set_config(self->fd, &cfg)) TH_LOG("SET_CONFIG: %s", strerror(errno));
-	EXPECT_EQ(0, kp_map(&self->b, self->fd)) TH_LOG("%s", self->b.err);
-	EXPECT_EQ(0, kp_start(self->fd)) TH_LOG("START: %s", strerror(errno));
+	EXPECT_EQ(0, kp_set_config(fd, &cfg)) TH_LOG("SET_CONFIG: %s", strerror(errno));
+	EXPECT_EQ(0, kp_map(b, fd)) TH_LOG("%s", b->err);
+	EXPECT_EQ(0, kp_start(fd)) TH_LOG("START: %s", strerror(errno));
 	if (write(go, "g", 1) != 1)
 		return -1;
 	close(go);
 	if (fork_child && read(kid_fd, &kid, sizeof(kid)) != sizeof(kid))
 		return -1;
 	close(kid_fd);
-	self->t.child = kid;
+	t->child = kid;
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
 		return -1;
-	EXPECT_EQ(0, kp_stop(self->fd)) TH_LOG("STOP: %s", strerror(errno));
-	self->b.on_sample = count_sample;
-	self->b.arg = &self->t;
-	if (kp_drain(&self->b) < 0)
+	EXPECT_EQ(0, kp_stop(fd)) TH_LOG("STOP: %s", strerror(errno));
+	b->on_sample = count_sample;
+	b->arg = t;
+	if (kp_drain(b) < 0)
 		return -1;
 	return 0;
 }
@@ -196,7 +196,8 @@ TEST_F_TIMEOUT(task, only_the_target, 60)
 	unsigned int cpu;
 
 	KP_RETURN_IF_SKIPPED();
-	ASSERT_EQ(0, run_target(_metadata, self, 0)) TH_LOG("%s", self->b.err);
+	ASSERT_EQ(0, run_target(_metadata, self->fd, &self->b, &self->t, 0))
+		TH_LOG("%s", self->b.err);
 	EXPECT_EQ(0ULL, self->t.other_samples)
 		TH_LOG("a sample of pid %d, not the target %d", self->t.other_pid,
 		       self->t.target);
@@ -221,7 +222,8 @@ TEST_F_TIMEOUT(task, only_the_target, 60)
 TEST_F_TIMEOUT(task, child_is_sampled, 60)
 {
 	KP_RETURN_IF_SKIPPED();
-	ASSERT_EQ(0, run_target(_metadata, self, 1)) TH_LOG("%s", self->b.err);
+	ASSERT_EQ(0, run_target(_metadata, self->fd, &self->b, &self->t, 1))
+		TH_LOG("%s", self->b.err);
 	EXPECT_EQ(0ULL, self->t.other_samples)
 		TH_LOG("a sample of pid %d: neither the target %d nor its child %d",
 		       self->t.other_pid, self->t.target, self->t.child);
@@ -250,7 +252,8 @@ TEST_F_TIMEOUT(task, target_exits, 60)
 {
 	KP_RETURN_IF_SKIPPED();
 	/* run_target() reaps the target before STOP. */
-	ASSERT_EQ(0, run_target(_metadata, self, 0)) TH_LOG("%s", self->b.err);
+	ASSERT_EQ(0, run_target(_metadata, self->fd, &self->b, &self->t, 0))
+		TH_LOG("%s", self->b.err);
 	kp_sleep_ms(50);
 	EXPECT_EQ(0, kp_check_conserved_all(&self->b, 1)) TH_LOG("%s", self->b.err);
 }
