@@ -16,6 +16,11 @@
  * task.no_such_task:     START of a pid no task has: ESRCH.
  * task.target_exits:     the target exits long before STOP; STOP still
  *                        ends the session whole.
+ * kprofcat.cmd_only:     `kprofcat --stats --json -- spin 1` beside the
+ *                        spinning process: the session's overflows (total)
+ *                        are its delivered samples plus the lost ones, the
+ *                        reader got every delivered sample and filtered
+ *                        none out (the module took no other process's).
  * granted.member_*:      a member of the group= grant may sample its own
  *                        (dumpable) process, but START on a process of
  *                        another user (root's) is refused with EACCES.
@@ -256,6 +261,55 @@ TEST_F_TIMEOUT(task, target_exits, 60)
 		TH_LOG("%s", self->b.err);
 	kp_sleep_ms(50);
 	EXPECT_EQ(0, kp_check_conserved_all(&self->b, 1)) TH_LOG("%s", self->b.err);
+}
+
+/* ------------------------------------------------------------------ */
+
+#define KPROFCAT	"user/kprofcat"
+#define SPIN		"tests/progs/spin"
+
+/* @key's number in @json after @from, or -1. */
+static long long json_num(const char *json, const char *from, const char *key)
+{
+	char pat[64];
+	const char *p = strstr(json, from);
+
+	if (!p)
+		return -1;
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(p, pat);
+	return p ? atoll(p + strlen(pat)) : -1;
+}
+
+TEST_F_TIMEOUT(task, kprofcat_cmd_only, 60)
+{
+	long long ov, samples, lost = 0, rsamples, filtered;
+	static const char * const causes[] = {
+		"lost_full", "lost_nested", "lost_stopped", "lost_throttled",
+	};
+	char out[65536];
+	unsigned int i;
+	size_t n;
+	FILE *p;
+
+	KP_RETURN_IF_SKIPPED();
+	p = popen(KPROFCAT " -F 997 --stats --json -- " SPIN " 1", "r");
+	ASSERT_NE(NULL, p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	ASSERT_EQ(0, pclose(p)) TH_LOG("%s", out);
+	ov = json_num(out, "\"total\":", "overflows");
+	samples = json_num(out, "\"total\":", "samples");
+	for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+		lost += json_num(out, "\"total\":", causes[i]);
+	rsamples = json_num(out, "\"reader\":", "samples");
+	filtered = json_num(out, "\"reader\":", "filtered");
+	ASSERT_LT(0, samples) TH_LOG("%s", out);
+	EXPECT_EQ(ov, samples + lost) TH_LOG("%s", out);
+	EXPECT_EQ(samples, rsamples) TH_LOG("%s", out);
+	EXPECT_EQ(0, filtered) TH_LOG("%s", out);
+	TH_LOG("overflows %lld = samples %lld + lost %lld; reader %lld, filtered %lld",
+	       ov, samples, lost, rsamples, filtered);
 }
 
 /* ------------------------------------------------------------------ */
