@@ -13,6 +13,10 @@
  *                        session nothing.
  * task.child_is_sampled: a child the target forks after START is sampled
  *                        (its inherited event), the target's too.
+ * task.testpmu_nmi:      the same on the NMI PMU stand-in (kprof_testpmu),
+ *                        with a fixed period far above kprof's per-tick
+ *                        limit: only the target's samples, and every
+ *                        overflow accounted, throttled ones included.
  * task.no_such_task:     START of a pid no task has: ESRCH.
  * task.target_exits:     the target exits long before STOP; STOP still
  *                        ends the session whole.
@@ -32,6 +36,8 @@
 #include <sys/prctl.h>
 
 #include "kselftest_harness.h"
+
+#include "testpmu.h"
 
 #define FREQ		1000
 #define SPIN_CPU_MS	200	/* CPU time each sampled task spends */
@@ -160,9 +166,13 @@ FIXTURE_TEARDOWN(task)
 	kp_close(self->fd, &self->b);
 }
 
-/* Configure for @pid, map, START, release the target, reap it, STOP, drain. */
-static int run_target(struct __test_metadata *_metadata, int fd,
-		      struct kp_buffers *b, struct tally *t, int fork_child)
+/*
+ * Configure for @pid (@with, or the clock's default), map, START, release
+ * the target, reap it, STOP, drain.
+ */
+static int run_target_cfg(struct __test_metadata *_metadata, int fd,
+			  struct kp_buffers *b, struct tally *t, int fork_child,
+			  const struct kprof_config *with)
 {
 	struct kprof_config cfg;
 	int go, kid_fd, status;
@@ -173,6 +183,11 @@ static int run_target(struct __test_metadata *_metadata, int fd,
 		return -1;
 	t->target = pid;
 	target_cfg(&cfg, pid);
+	if (with) {
+		cfg = *with;
+		cfg.target_flags = KPROF_TARGET_TASK;
+		cfg.target_pid = pid;
+	}
 	EXPECT_EQ(0, kp_set_config(fd, &cfg)) TH_LOG("SET_CONFIG: %s", strerror(errno));
 	EXPECT_EQ(0, kp_map(b, fd)) TH_LOG("%s", b->err);
 	EXPECT_EQ(0, kp_start(fd)) TH_LOG("START: %s", strerror(errno));
@@ -192,6 +207,12 @@ static int run_target(struct __test_metadata *_metadata, int fd,
 	if (kp_drain(b) < 0)
 		return -1;
 	return 0;
+}
+
+static int run_target(struct __test_metadata *_metadata, int fd,
+		      struct kp_buffers *b, struct tally *t, int fork_child)
+{
+	return run_target_cfg(_metadata, fd, b, t, fork_child, NULL);
 }
 
 TEST_F_TIMEOUT(task, only_the_target, 60)
@@ -235,6 +256,50 @@ TEST_F_TIMEOUT(task, child_is_sampled, 60)
 	EXPECT_LT(0ULL, self->t.target_samples);
 	EXPECT_LT(0ULL, self->t.child_samples) TH_LOG("child %d", self->t.child);
 	EXPECT_EQ(0, kp_check_conserved_all(&self->b, 1)) TH_LOG("%s", self->b.err);
+}
+
+/* Per-CPU NMI samples and THROTTLE records of the session. */
+static void nmi_tally(struct kp_buffers *b, __u64 *nmi, __u64 *throttles)
+{
+	unsigned int cpu;
+
+	*nmi = 0;
+	*throttles = 0;
+	for (cpu = 0; cpu < b->nr_cpu_ids; cpu++) {
+		*nmi += b->cpus[cpu].nmi_samples;
+		*throttles += b->cpus[cpu].throttle_recs;
+	}
+}
+
+TEST_F_TIMEOUT(task, testpmu_nmi, 90)
+{
+	struct kprof_throttle_config knobs = {
+		.size = sizeof(knobs),
+		.max_sample_rate = 2000,	/* 8 per tick at HZ 250 */
+		.cpu_time_max_percent = 25,
+	};
+	struct kprof_config cfg;
+	__u64 nmi, throttles;
+
+	KP_RETURN_IF_SKIPPED();
+	if (tp_cfg_init(&cfg, 50000))
+		SKIP(return, "no kprof_testpmu (tests/vm/run --testpmu)");
+	ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_SET_THROTTLE, &knobs))
+		TH_LOG("SET_THROTTLE: %s", strerror(errno));
+	ASSERT_EQ(0, run_target_cfg(_metadata, self->fd, &self->b, &self->t, 1, &cfg))
+		TH_LOG("%s", self->b.err);
+	EXPECT_EQ(0, kp_default_limits(self->fd));
+	EXPECT_EQ(0ULL, self->t.other_samples)
+		TH_LOG("a sample of pid %d: neither the target %d nor its child %d",
+		       self->t.other_pid, self->t.target, self->t.child);
+	EXPECT_LT(0ULL, self->t.target_samples);
+	EXPECT_EQ(0, kp_check_conserved_all(&self->b, 1)) TH_LOG("%s", self->b.err);
+	nmi_tally(&self->b, &nmi, &throttles);
+	EXPECT_LT(0ULL, nmi);
+	TH_LOG("target %llu, child %llu samples (%llu in NMI), %llu THROTTLE records",
+	       (unsigned long long)self->t.target_samples,
+	       (unsigned long long)self->t.child_samples,
+	       (unsigned long long)nmi, (unsigned long long)throttles);
 }
 
 TEST_F_TIMEOUT(task, no_such_task, 30)
