@@ -14,9 +14,10 @@
  * task.child_is_sampled: a child the target forks after START is sampled
  *                        (its inherited event), the target's too.
  * task.testpmu_nmi:      the same on the NMI PMU stand-in (kprof_testpmu),
- *                        with a fixed period far above kprof's per-tick
- *                        limit: only the target's samples, and every
- *                        overflow accounted, throttled ones included.
+ *                        with kprof's per-tick limit at one overflow:
+ *                        only the target's and its child's samples,
+ *                        THROTTLE records, and every overflow accounted,
+ *                        throttled ones included.
  * task.no_such_task:     START of a pid no task has: ESRCH.
  * task.target_exits:     the target exits long before STOP; STOP still
  *                        ends the session whole.
@@ -275,7 +276,12 @@ TEST_F_TIMEOUT(task, testpmu_nmi, 90)
 {
 	struct kprof_throttle_config knobs = {
 		.size = sizeof(knobs),
-		.max_sample_rate = 2000,	/* 8 per tick at HZ 250 */
+		/*
+		 * One per tick at HZ 250 (ge: the first overflow of a tick
+		 * trips it), so every tick the target overflows in is
+		 * throttled, whatever the emulator's speed.
+		 */
+		.max_sample_rate = 250,
 		.cpu_time_max_percent = 25,
 	};
 	struct kprof_config cfg;
@@ -296,6 +302,7 @@ TEST_F_TIMEOUT(task, testpmu_nmi, 90)
 	EXPECT_EQ(0, kp_check_conserved_all(&self->b, 1)) TH_LOG("%s", self->b.err);
 	nmi_tally(&self->b, &nmi, &throttles);
 	EXPECT_LT(0ULL, nmi);
+	EXPECT_LT(0ULL, throttles);
 	TH_LOG("target %llu, child %llu samples (%llu in NMI), %llu THROTTLE records",
 	       (unsigned long long)self->t.target_samples,
 	       (unsigned long long)self->t.child_samples,
