@@ -34,7 +34,6 @@
 #include <linux/rcupdate.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/uidgid.h>
@@ -82,7 +81,7 @@ static struct task_struct *kprof_target_find(pid_t nr, struct pid_namespace *ns)
 static bool kprof_target_may_read(struct task_struct *task)
 {
 	const struct cred *cred = current_cred(), *tcred;
-	struct mm_struct *mm;
+	struct user_namespace *ns;
 	bool ok;
 
 	rcu_read_lock();
@@ -104,17 +103,14 @@ static bool kprof_target_may_read(struct task_struct *task)
 	 * The dumpable state after the credentials, as __ptrace_may_access()
 	 * reads it (pairs with commit_creds()'s write barrier): a task that
 	 * drops privileges and becomes non-dumpable is not read as dumpable
-	 * with its old credentials.
+	 * with its old credentials.  Where the kernel keeps it differs:
+	 * kprof_task_dumpable().
 	 */
 	smp_rmb();
 	task_lock(task);
-	mm = task->mm;
-	if (mm)
-		ok = get_dumpable(mm) == SUID_DUMP_USER ||
-		     ns_capable(mm->user_ns, CAP_SYS_PTRACE);
-	else
-		ok = task->user_dumpable ||
-		     ns_capable(&init_user_ns, CAP_SYS_PTRACE);
+	rcu_read_lock();
+	ok = kprof_task_dumpable(task, &ns) || ns_capable(ns, CAP_SYS_PTRACE);
+	rcu_read_unlock();
 	task_unlock(task);
 	return ok;
 }
