@@ -19,6 +19,10 @@
  *                        THROTTLE records, and every overflow accounted,
  *                        throttled ones included.
  * task.no_such_task:     START of a pid no task has: ESRCH.
+ * pid_namespace:         target_pid is of the opener's pid namespace: pid 1
+ *                        of a new one targets itself (every SAMPLE is its
+ *                        own, pid 1), and its pid in the initial namespace
+ *                        names no task there (ESRCH).
  * task.target_exits:     the target exits long before STOP; STOP still
  *                        ends the session whole.
  * kprofcat.cmd_only:     `kprofcat --stats --json -- spin 1` beside the
@@ -43,6 +47,13 @@
 #define FREQ		1000
 #define SPIN_CPU_MS	200	/* CPU time each sampled task spends */
 #define GRANT_GID	4242
+
+#define CHILD_EXPECT(cond, ...) do {					\
+	if (!(cond)) {							\
+		snprintf(msg, len, __VA_ARGS__);			\
+		return 1;						\
+	}								\
+} while (0)
 
 /* Busy for @ms of this thread's own CPU time, however it is scheduled. */
 static void spin_cpu_ms(long ms)
@@ -337,6 +348,102 @@ TEST_F_TIMEOUT(task, target_exits, 60)
 
 /* ------------------------------------------------------------------ */
 
+#define NS_COMM		"kp-pertask-ns"
+
+static int ns_sample(struct kp_buffers *b, struct kp_cpu *c,
+		     const struct kprof_sample *s)
+{
+	__u64 *own = b->arg;
+
+	(void)c;
+	if (s->pid != 1 || strcmp(s->comm, NS_COMM))
+		return kp_fail(b, "a sample of pid %u (%.16s), not of pid 1 " NS_COMM,
+			       s->pid, s->comm);
+	(*own)++;
+	return 0;
+}
+
+/* Pid 1 of a new namespace, whose pid outside is @outer. */
+static int ns_opener(pid_t outer, char *msg, size_t len)
+{
+	struct kprof_config cfg;
+	struct kp_buffers b;
+	__u64 own = 0;
+	int fd, e;
+
+	prctl(PR_SET_NAME, NS_COMM);
+	fd = kp_open();
+	CHILD_EXPECT(fd >= 0, "open: %s", strerror(errno));
+	target_cfg(&cfg, 1);
+	CHILD_EXPECT(!kp_set_config(fd, &cfg), "SET_CONFIG: %s", strerror(errno));
+	CHILD_EXPECT(!kp_map(&b, fd), "%s", b.err);
+	CHILD_EXPECT(!kp_start(fd), "START on pid 1: %s", strerror(errno));
+	spin_cpu_ms(SPIN_CPU_MS);
+	CHILD_EXPECT(!kp_stop(fd), "STOP: %s", strerror(errno));
+	b.on_sample = ns_sample;
+	b.arg = &own;
+	CHILD_EXPECT(kp_drain(&b) >= 0, "%s", b.err);
+	CHILD_EXPECT(own > 0, "no sample of pid 1");
+	CHILD_EXPECT(!kp_check_conserved_all(&b, 1), "%s", b.err);
+	kp_unmap(&b);
+	/* Its own pid outside: no task of that number in here (few are). */
+	target_cfg(&cfg, outer);
+	CHILD_EXPECT(!kp_set_config(fd, &cfg), "SET_CONFIG: %s", strerror(errno));
+	e = kp_start(fd) ? errno : 0;
+	kp_stop(fd);
+	close(fd);
+	CHILD_EXPECT(e == ESRCH, "START on the outer pid %d: %s", outer,
+		     e ? strerror(e) : "started");
+	snprintf(msg, len, "%llu samples of pid 1", (unsigned long long)own);
+	return 0;
+}
+
+TEST(pid_namespace)
+{
+	int pfd[2], status;
+	char msg[512] = "";
+	ssize_t len;
+	pid_t pid;
+
+	if (getuid() != 0 || access(KP_DEV, F_OK))
+		SKIP(return, "needs root and kprof loaded");
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int opid[2], rc = 103;
+		pid_t inner, outer;
+
+		close(pfd[0]);
+		if (unshare(CLONE_NEWPID) || pipe(opid))
+			_exit(100);
+		inner = fork();
+		if (inner < 0)
+			_exit(101);
+		if (!inner) {
+			if (read(opid[0], &outer, sizeof(outer)) == sizeof(outer))
+				rc = ns_opener(outer, msg, sizeof(msg));
+			if (write(pfd[1], msg, strlen(msg)) < 0)
+				rc = 102;
+			_exit(rc);
+		}
+		if (write(opid[1], &inner, sizeof(inner)) != sizeof(inner))
+			_exit(103);
+		_exit(waitpid(inner, &status, 0) == inner && WIFEXITED(status) ?
+		      WEXITSTATUS(status) : 104);
+	}
+	close(pfd[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	len = read(pfd[0], msg, sizeof(msg) - 1);
+	close(pfd[0]);
+	msg[len > 0 ? len : 0] = '\0';
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("%s", msg);
+	TH_LOG("%s", msg);
+}
+
+/* ------------------------------------------------------------------ */
+
 #define KPROFCAT	"user/kprofcat"
 #define SPIN		"tests/progs/spin"
 
@@ -416,13 +523,6 @@ FIXTURE_TEARDOWN(granted)
 }
 
 static pid_t victim;
-
-#define CHILD_EXPECT(cond, ...) do {					\
-	if (!(cond)) {							\
-		snprintf(msg, len, __VA_ARGS__);			\
-		return 1;						\
-	}								\
-} while (0)
 
 /* errno of START with @pid as the target, 0 if it started (then stopped). */
 static int start_err(int fd, pid_t pid)
