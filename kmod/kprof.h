@@ -224,11 +224,13 @@ struct kprof_session {
 	struct pid_namespace	*pid_ns;	/* SAMPLE pids are of this one */
 	struct kprof_cpu __percpu *pcpu;	/* the producers, one per CPU */
 	/*
-	 * A per-task session's event on its target, while it runs (the
-	 * events inherited from it are the kernel's: they go with their
-	 * tasks, or when this one is released).
+	 * A per-task session's events while it runs: its target's, then
+	 * with KPROF_TARGET_THREADS those of the target's other threads (the
+	 * events inherited from them are the kernel's: they go with their
+	 * tasks, or when their parent is released).  NULL otherwise.
 	 */
-	struct perf_event	*task_event;
+	struct perf_event	**task_events;
+	unsigned int		nr_task_events;
 };
 
 /* Does @s sample a task and its descendants rather than CPUs? */
@@ -366,7 +368,8 @@ void kprof_overflow_task(struct perf_event *event,
 			 struct perf_sample_data *data, struct pt_regs *regs);
 
 /* kprof_target.c */
-struct perf_event *kprof_target_event(struct kprof_session *s);
+int kprof_target_start(struct kprof_session *s);
+void kprof_target_stop(struct kprof_session *s);
 
 /* kprof_counters.c */
 void kprof_counters_fill(struct kprof_counters *dst, struct kprof_cpu *c);

@@ -110,7 +110,7 @@ static long kprof_ioc_get_info(struct kprof_file *f, void __user *uarg)
 	 */
 	cpus_read_lock();
 	for_each_possible_cpu(cpu)
-		if (per_cpu_ptr(s->pcpu, cpu)->event || s->task_event)
+		if (per_cpu_ptr(s->pcpu, cpu)->event || s->task_events)
 			info.online_mask[cpu / 64] |= 1ULL << (cpu % 64);
 	cpus_read_unlock();
 unlock:

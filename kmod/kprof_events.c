@@ -193,7 +193,7 @@ int kprof_config_validate(const struct kprof_config *cfg)
 		if (cfg->target_pid <= 0 ||
 		    memchr_inv(cfg->cpumask, 0, sizeof(cfg->cpumask)))
 			return -EINVAL;
-	} else if (cfg->target_pid) {
+	} else if (cfg->target_pid || cfg->target_flags) {
 		return -EINVAL;
 	}
 
@@ -491,38 +491,23 @@ static void kprof_events_unhold(struct kprof_session *s)
 }
 
 /*
- * A per-task session's event (kprof_target.c); every CPU's page says
+ * A per-task session's events (kprof_target.c); every CPU's page says
  * online, since the target's tasks may overflow on any.  No cpuhp
  * instance: an event on a task is not a CPU's, and a CPU going away only
- * moves the task.  Its producers are all active before the event exists.
+ * moves the task.  Its producers are all active before the events exist.
  */
 static int kprof_events_start_task(struct kprof_session *s)
 {
-	struct perf_event *event;
 	unsigned int cpu;
+	int ret;
 
-	event = kprof_target_event(s);
-	if (IS_ERR(event))
-		return PTR_ERR(event);
-	s->task_event = event;
+	ret = kprof_target_start(s);
+	if (ret)
+		return ret;
 	for_each_possible_cpu(cpu)
 		kprof_buffer_set_flags(per_cpu_ptr(s->pcpu, cpu)->buf,
 				       KPROF_PAGE_ONLINE, 0);
 	return 0;
-}
-
-/*
- * Release a per-task session's event and, with it, every event its
- * target's descendants inherited and still have (perf_event_release_kernel()
- * removes each from its task's context before returning, and no new one
- * can be inherited once it began, see kprof_target.c).  A handler still
- * running on another CPU is waited for by kprof_events_quiesce()'s
- * synchronize_rcu().
- */
-static void kprof_events_stop_task(struct kprof_session *s)
-{
-	perf_event_release_kernel(s->task_event);
-	s->task_event = NULL;
 }
 
 /**
@@ -536,8 +521,8 @@ static void kprof_events_stop_task(struct kprof_session *s)
  * Creates the event of every selected online CPU.  If any fails, those
  * already created are released and its errno is returned (-ENOENT or
  * -EOPNOTSUPP for a hardware event without a PMU, for example).  A
- * per-task session gets its target's event instead (-ESRCH, -EACCES:
- * kprof_target_event()).
+ * per-task session gets its target's events instead (-ESRCH, -EACCES:
+ * kprof_target_start()).
  *
  * Context: kprof.lock held, not running, buffers allocated.
  * Return: 0 or -errno.
@@ -619,8 +604,8 @@ void kprof_events_stop(struct kprof_session *s)
 
 	for_each_possible_cpu(cpu)
 		WRITE_ONCE(per_cpu_ptr(s->pcpu, cpu)->active, false);
-	if (s->task_event)
-		kprof_events_stop_task(s);
+	if (s->task_events)
+		kprof_target_stop(s);
 	else
 		cpuhp_state_remove_instance(kprof_hp_state, &s->hp_node);
 	/* Clears s->running once the last records are in. */

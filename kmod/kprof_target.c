@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprof_target.c - the event of a per-task session (KPROF_TARGET_TASK):
+ * kprof_target.c - the events of a per-task session (KPROF_TARGET_TASK):
  * one kernel counter on the target task with attr.inherit, as
- * perf_event_open(pid, cpu -1) makes one for perf record -- CMD.
+ * perf_event_open(pid, cpu -1) makes one for perf record -- CMD, and with
+ * KPROF_TARGET_THREADS one on each other thread of its process, as perf
+ * record -p makes them.
  *
  * What the kernel does with it (kernel/events/core.c, 6.1 and later):
  *  - At every fork and clone of a task that has it, perf_event_init_task()
@@ -36,6 +38,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/slab.h>
 #include <linux/uidgid.h>
 #include <linux/user_namespace.h>
 
@@ -115,34 +118,118 @@ static bool kprof_target_may_read(struct task_struct *task)
 	return ok;
 }
 
+/*
+ * Every thread of @task's process but @task, referenced, into @out (room
+ * for @max).  Returns how many there are, which may be more than @max.
+ * Context: @task's exec_update_lock held: no exec() changes the group.
+ */
+static unsigned int kprof_target_threads(struct task_struct *task,
+					 struct task_struct **out,
+					 unsigned int max)
+{
+	struct task_struct *t;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	for_each_thread(task, t) {
+		if (t == task)
+			continue;
+		if (n < max)
+			out[n] = get_task_struct(t);
+		n++;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+static void kprof_target_put_threads(struct task_struct **threads,
+				     unsigned int n)
+{
+	while (n--)
+		put_task_struct(threads[n]);
+	kfree(threads);
+}
+
+/*
+ * The other threads of @task's process, referenced, in *@threads (NULL
+ * and 0 without KPROF_TARGET_THREADS).  A thread created during the walk
+ * may be missed, as perf record -p misses one created while it reads
+ * /proc/PID/task; one created from then on by a thread with an event
+ * inherits it.  Returns how many, or -ENOMEM.
+ */
+static int kprof_target_snapshot(struct kprof_session *s,
+				 struct task_struct *task,
+				 struct task_struct ***threads)
+{
+	unsigned int n, max = 0;
+
+	*threads = NULL;
+	if (!(s->config.target_flags & KPROF_TARGET_THREADS))
+		return 0;
+	for (;;) {
+		n = kprof_target_threads(task, *threads, max);
+		if (n <= max)
+			return n;
+		/* More than counted: again, with room for some more. */
+		kprof_target_put_threads(*threads, max);
+		max = n + 16;
+		*threads = kcalloc(max, sizeof(**threads), GFP_KERNEL);
+		if (!*threads)
+			return -ENOMEM;
+	}
+}
+
+/*
+ * @task's event, inherited by what it creates, if the current (the
+ * opener's) credentials may read @task.  The session is the handler's
+ * context: the events inherited from it run on any CPU, and
+ * kprof_overflow_task() picks the producer of the one it runs on.
+ */
+static struct perf_event *kprof_target_create(struct kprof_session *s,
+					      struct perf_event_attr *attr,
+					      struct task_struct *task)
+{
+	if (!kprof_target_may_read(task))
+		return ERR_PTR(-EACCES);
+	return perf_event_create_kernel_counter(attr, -1, task,
+						kprof_overflow_task, s);
+}
+
 /**
- * kprof_target_event() - create a per-task session's event on its target
+ * kprof_target_start() - create a per-task session's events
  * @s: the session, starting: config (KPROF_TARGET_TASK), attr, cred and
  *	pid_ns set, every producer ready (an overflow may come at once)
  *
  * As perf_event_open() does for a per-task event: the pid is resolved in
  * the opener's pid namespace, and the ptrace check and the creation both
  * happen under the target's exec_update_lock, so an exec() changing its
- * credentials (and dropping its events) comes before both or after both.
- * The event is created enabled, unpinned and inherited, as perf record's
- * per-task events: a task the target forks between creation and an
- * enable would inherit it disabled, never to be enabled, and a pinned
- * task event that finds no counter at a context switch goes to the error
- * state for good, where an unpinned one waits for its turn.  The PMU was
- * judged by the preflight (kprof_events.c) on a disabled CPU event.
+ * credentials (and dropping its events) comes before both or after both;
+ * the lock is the process's, so it covers every thread
+ * KPROF_TARGET_THREADS adds, each checked on its own credentials (threads
+ * may differ) and given its own event, as perf record -p opens one per
+ * thread.  A thread that exits meanwhile is skipped (-ESRCH).
+ * The events are created enabled, unpinned and inherited, as perf
+ * record's per-task events: a task the target forks between creation and
+ * an enable would inherit its event disabled, never to be enabled, and a
+ * pinned task event that finds no counter at a context switch goes to the
+ * error state for good, where an unpinned one waits for its turn.  The
+ * PMU was judged by the preflight (kprof_events.c) on a disabled CPU
+ * event.
  *
  * Context: process context, kprof.lock held.
- * Return: the event, or ERR_PTR(-ESRCH) if no such task or it exits,
- * -EACCES without read access to it, -EINTR if a signal interrupted the
- * wait for exec_update_lock, or the errno of creating the event.
+ * Return: 0 with s->task_events set, or -ESRCH if no such task or it
+ * exits, -EACCES without read access to it or one of its threads, -EINTR
+ * if a signal interrupted the wait for exec_update_lock, -ENOMEM, or the
+ * errno of creating an event; none is left then.
  */
-struct perf_event *kprof_target_event(struct kprof_session *s)
+int kprof_target_start(struct kprof_session *s)
 {
 	struct perf_event_attr attr = s->attr;
-	struct perf_event *event;
-	struct task_struct *task;
+	struct task_struct *task, **threads;
+	struct perf_event **events, *event;
+	unsigned int nr = 0, i;
 	const struct cred *old;
-	int ret;
+	int n, ret;
 
 	attr.inherit = 1;
 	attr.pinned = 0;
@@ -150,27 +237,71 @@ struct perf_event *kprof_target_event(struct kprof_session *s)
 
 	task = kprof_target_find(s->config.target_pid, s->pid_ns);
 	if (!task)
-		return ERR_PTR(-ESRCH);
+		return -ESRCH;
 	ret = down_read_interruptible(&task->signal->exec_update_lock);
-	if (ret) {
-		event = ERR_PTR(ret);
+	if (ret)
 		goto put_task;
+	n = kprof_target_snapshot(s, task, &threads);
+	if (n < 0) {
+		ret = n;
+		goto unlock;
 	}
+	events = kcalloc(n + 1, sizeof(*events), GFP_KERNEL);
+	if (!events) {
+		ret = -ENOMEM;
+		goto put_threads;
+	}
+
 	old = override_creds(s->cred);
-	if (kprof_target_may_read(task))
-		/*
-		 * The session as handler context: the events inherited from
-		 * this one run on any CPU, kprof_overflow_task() picks the
-		 * producer of the one it runs on.
-		 */
-		event = perf_event_create_kernel_counter(&attr, -1, task,
-							 kprof_overflow_task,
-							 s);
-	else
-		event = ERR_PTR(-EACCES);
+	event = kprof_target_create(s, &attr, task);
+	ret = PTR_ERR_OR_ZERO(event);
+	if (!ret)
+		events[nr++] = event;
+	for (i = 0; !ret && i < n; i++) {
+		event = kprof_target_create(s, &attr, threads[i]);
+		ret = PTR_ERR_OR_ZERO(event);
+		if (!ret)
+			events[nr++] = event;
+		else if (ret == -ESRCH)
+			ret = 0;	/* it exited since the walk */
+	}
 	revert_creds(old);
+	if (ret)
+		goto release_events;
+	s->task_events = events;
+	s->nr_task_events = nr;
+	goto put_threads;
+
+release_events:
+	while (nr--)
+		perf_event_release_kernel(events[nr]);
+	kfree(events);
+put_threads:
+	kprof_target_put_threads(threads, n);
+unlock:
 	up_read(&task->signal->exec_update_lock);
 put_task:
 	put_task_struct(task);
-	return event;
+	return ret;
+}
+
+/**
+ * kprof_target_stop() - release a per-task session's events
+ * @s: the session, stopping (no producer active)
+ *
+ * Releasing an event also releases every event its target's descendants
+ * inherited and still have: perf_event_release_kernel() removes each from
+ * its task's context before returning, and none can be inherited once it
+ * began (kprof_target.c's top).  A handler still running on another CPU
+ * is waited for by kprof_events_quiesce()'s synchronize_rcu().
+ *
+ * Context: process context, kprof.lock held.
+ */
+void kprof_target_stop(struct kprof_session *s)
+{
+	while (s->nr_task_events--)
+		perf_event_release_kernel(s->task_events[s->nr_task_events]);
+	kfree(s->task_events);
+	s->task_events = NULL;
+	s->nr_task_events = 0;
 }

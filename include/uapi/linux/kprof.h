@@ -506,7 +506,13 @@ struct kprof_config {
 
 /* kprof_config.target_flags */
 #define KPROF_TARGET_TASK		(1U << 0)	/* target_pid and descendants */
-#define KPROF_TARGET_ALL		((1U << 1) - 1)
+/*
+ * With KPROF_TARGET_TASK: also every other thread of target_pid's process
+ * that exists at START, and what each creates (perf record -p); without
+ * it, the one task target_pid names (perf record -t) and what it creates.
+ */
+#define KPROF_TARGET_THREADS		(1U << 1)
+#define KPROF_TARGET_ALL		((1U << 2) - 1)
 /* Largest user_stack_size: perf's, the most a __u16 record size holds. */
 #define KPROF_MAX_USER_STACK_SIZE	65528
 
@@ -604,7 +610,7 @@ struct kprof_cpu_stats {
  * know or bits above 23 (both types: no PMU type in the upper half),
  * target_flags with a bit KPROF_TARGET_ALL does not have,
  * KPROF_TARGET_TASK with target_pid <= 0 or with a cpumask bit set,
- * target_pid not 0 without it.
+ * target_pid not 0 or KPROF_TARGET_THREADS without it.
  * ENOENT: software config >= PERF_COUNT_SW_MAX.  EOPNOTSUPP, with a
  * kernel log line naming the PMU: every type but HARDWARE, HW_CACHE and
  * RAW (the CPU's core PMU) and the cpu-clock and task-clock software
@@ -633,9 +639,12 @@ struct kprof_cpu_stats {
  * exiting), EACCES without ptrace read access to it (checked, as
  * perf_event_open() does, under the task's exec_update_lock, so an
  * exec() that changes its credentials comes before or after both the
- * check and the event; EINTR if a signal interrupts that wait).  Its one
- * event is created under the opener's credentials; no CPU hotplug
- * concerns it.  Tasks the target created before START are not sampled.
+ * check and the event; EINTR if a signal interrupts that wait).  Its
+ * events (one, or one per thread with KPROF_TARGET_THREADS, each thread
+ * checked) are created under the opener's credentials; no CPU hotplug
+ * concerns them.  Tasks the target created before START are not sampled
+ * (but for the threads KPROF_TARGET_THREADS adds), nor a thread that
+ * appears while START walks the process (as with perf record -p).
  *
  * STOP: of the caller's session; returns 0, also when not running or
  * without a session.  Counters are final on return and the last LOST
