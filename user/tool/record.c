@@ -338,7 +338,9 @@ static int live_setup(struct live *l)
 		l->child_fd = child_pidfd(l->child);
 	}
 	if (o->per_task) {
-		o->cfg.target_flags = KPROF_TARGET_TASK;
+		/* -p: every thread of PID's process, as perf record -p. */
+		o->cfg.target_flags = KPROF_TARGET_TASK |
+				      (o->pid ? KPROF_TARGET_THREADS : 0);
 		o->cfg.target_pid = o->pid ? o->pid : l->child;
 		/* The module's default CPUs are for CPU sessions. */
 		memset(o->cfg.cpumask, 0, sizeof(o->cfg.cpumask));
