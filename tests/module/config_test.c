@@ -174,6 +174,7 @@ BAD(reserved0, EINVAL, cfg->__reserved0 = 1);
 BAD(target_flag_unknown, EINVAL, cfg->target_flags = KPROF_TARGET_ALL + 1);
 BAD(target_flag_top, EINVAL, cfg->target_flags = KPROF_TARGET_TASK | 1U << 31);
 BAD(target_pid_without_flag, EINVAL, cfg->target_pid = getpid());
+BAD(target_threads_without_task, EINVAL, cfg->target_flags = KPROF_TARGET_THREADS);
 BAD(target_pid_zero, EINVAL, cfg->target_flags = KPROF_TARGET_TASK);
 #define TARGET(pid)	{ cfg->target_flags = KPROF_TARGET_TASK; cfg->target_pid = (pid); }
 BAD(target_pid_negative, EINVAL, TARGET(-1));

@@ -18,6 +18,10 @@
  *                        only the target's and its child's samples,
  *                        THROTTLE records, and every overflow accounted,
  *                        throttled ones included.
+ * task.threads_*:        a process with a second thread made before START:
+ *                        with KPROF_TARGET_THREADS (kprofcat -p) both
+ *                        threads are sampled, without it only the one
+ *                        target_pid names.
  * task.no_such_task:     START of a pid no task has: ESRCH.
  * pid_namespace:         target_pid is of the opener's pid namespace: pid 1
  *                        of a new one targets itself (every SAMPLE is its
@@ -38,7 +42,9 @@
 #define _GNU_SOURCE
 #include "kprof_test.h"
 
+#include <pthread.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 
 #include "kselftest_harness.h"
 
@@ -318,6 +324,112 @@ TEST_F_TIMEOUT(task, testpmu_nmi, 90)
 	       (unsigned long long)self->t.target_samples,
 	       (unsigned long long)self->t.child_samples,
 	       (unsigned long long)nmi, (unsigned long long)throttles);
+}
+
+/* A second thread, made before START: its tid, then it spins once told. */
+static volatile int threads_go;
+static int tid_pipe[2];
+
+static void *second_thread(void *arg)
+{
+	pid_t tid = syscall(SYS_gettid);
+
+	(void)arg;
+	if (write(tid_pipe[1], &tid, sizeof(tid)) != sizeof(tid))
+		return NULL;
+	while (!threads_go)
+		usleep(1000);
+	spin_cpu_ms(SPIN_CPU_MS);
+	return NULL;
+}
+
+struct tid_tally {
+	pid_t main, second;
+	__u64 main_samples, second_samples, other_samples;
+};
+
+static int count_tid(struct kp_buffers *b, struct kp_cpu *c,
+		     const struct kprof_sample *s)
+{
+	struct tid_tally *t = b->arg;
+
+	(void)c;
+	if ((pid_t)s->tid == t->main)
+		t->main_samples++;
+	else if ((pid_t)s->tid == t->second)
+		t->second_samples++;
+	else
+		t->other_samples++;
+	return 0;
+}
+
+/* A two-threaded process sampled with @flags; what each thread got. */
+static void run_threads(struct __test_metadata *_metadata, int fd,
+			struct kp_buffers *b, __u32 flags, struct tid_tally *t)
+{
+	struct kprof_config cfg;
+	int go[2], status;
+	pthread_t th;
+	pid_t pid;
+	char c;
+
+	memset(t, 0, sizeof(*t));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(tid_pipe));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (pthread_create(&th, NULL, second_thread, NULL))
+			_exit(2);
+		if (read(go[0], &c, 1) != 1)
+			_exit(3);
+		threads_go = 1;
+		spin_cpu_ms(SPIN_CPU_MS);
+		pthread_join(th, NULL);
+		_exit(0);
+	}
+	ASSERT_EQ(sizeof(t->second), read(tid_pipe[0], &t->second, sizeof(t->second)));
+	t->main = pid;
+	target_cfg(&cfg, pid);
+	cfg.target_flags |= flags;
+	ASSERT_EQ(0, kp_set_config(fd, &cfg)) TH_LOG("SET_CONFIG: %s", strerror(errno));
+	ASSERT_EQ(0, kp_map(b, fd)) TH_LOG("%s", b->err);
+	ASSERT_EQ(0, kp_start(fd)) TH_LOG("START: %s", strerror(errno));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	ASSERT_EQ(0, kp_stop(fd)) TH_LOG("STOP: %s", strerror(errno));
+	b->on_sample = count_tid;
+	b->arg = t;
+	ASSERT_LE(0, kp_drain(b)) TH_LOG("%s", b->err);
+	EXPECT_EQ(0, kp_check_conserved_all(b, 1)) TH_LOG("%s", b->err);
+	EXPECT_EQ(0ULL, t->other_samples);
+	EXPECT_LT(0ULL, t->main_samples);
+	TH_LOG("main %d: %llu samples, second thread %d: %llu", t->main,
+	       (unsigned long long)t->main_samples, t->second,
+	       (unsigned long long)t->second_samples);
+	close(go[0]);
+	close(go[1]);
+	close(tid_pipe[0]);
+	close(tid_pipe[1]);
+}
+
+TEST_F_TIMEOUT(task, threads_of_the_process, 60)
+{
+	struct tid_tally t;
+
+	KP_RETURN_IF_SKIPPED();
+	run_threads(_metadata, self->fd, &self->b, KPROF_TARGET_THREADS, &t);
+	EXPECT_LT(0ULL, t.second_samples);
+}
+
+TEST_F_TIMEOUT(task, threads_not_asked_for, 60)
+{
+	struct tid_tally t;
+
+	KP_RETURN_IF_SKIPPED();
+	run_threads(_metadata, self->fd, &self->b, 0, &t);
+	EXPECT_EQ(0ULL, t.second_samples);
 }
 
 TEST_F_TIMEOUT(task, no_such_task, 30)
