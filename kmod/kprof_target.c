@@ -252,20 +252,25 @@ int kprof_target_start(struct kprof_session *s)
 		goto put_threads;
 	}
 
+	/*
+	 * The named task first, then the other threads.  A thread that has
+	 * exited since the walk is skipped (-ESRCH); so is the named one if
+	 * it has and others live (a process whose main thread exited, as
+	 * perf record -p goes on with the threads it finds), but START fails
+	 * with -ESRCH when no thread is left.
+	 */
 	old = override_creds(s->cred);
-	event = kprof_target_create(s, &attr, task);
-	ret = PTR_ERR_OR_ZERO(event);
-	if (!ret)
-		events[nr++] = event;
-	for (i = 0; !ret && i < n; i++) {
-		event = kprof_target_create(s, &attr, threads[i]);
+	for (i = 0, ret = 0; !ret && i <= n; i++) {
+		event = kprof_target_create(s, &attr, i ? threads[i - 1] : task);
 		ret = PTR_ERR_OR_ZERO(event);
 		if (!ret)
 			events[nr++] = event;
 		else if (ret == -ESRCH)
-			ret = 0;	/* it exited since the walk */
+			ret = 0;
 	}
 	revert_creds(old);
+	if (!ret && !nr)
+		ret = -ESRCH;
 	if (ret)
 		goto release_events;
 	s->task_events = events;
