@@ -22,6 +22,8 @@
  *                        with KPROF_TARGET_THREADS (kprofcat -p) both
  *                        threads are sampled, without it only the one
  *                        target_pid names.
+ * task.main_thread_gone: the same after the main thread's pthread_exit():
+ *                        START succeeds and samples the thread left.
  * task.no_such_task:     START of a pid no task has: ESRCH.
  * pid_namespace:         target_pid is of the opener's pid namespace: pid 1
  *                        of a new one targets itself (every SAMPLE is its
@@ -34,6 +36,8 @@
  *                        are its delivered samples plus the lost ones, the
  *                        reader got every delivered sample and filtered
  *                        none out (the module took no other process's).
+ * kprofcat.pid:          the same for `kprofcat -p PID --duration 1` of a
+ *                        two-threaded spinning process.
  * granted.member_*:      a member of the group= grant may sample its own
  *                        (dumpable) process, but START on a process of
  *                        another user (root's) is refused with EACCES.
@@ -78,9 +82,12 @@ static pid_t spinner(void)
 {
 	pid_t pid = fork();
 
-	if (!pid)
+	if (!pid) {
+		/* Gone with the test, whatever ends it. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		for (;;)
 			;
+	}
 	return pid;
 }
 
@@ -329,16 +336,24 @@ TEST_F_TIMEOUT(task, testpmu_nmi, 90)
 /* A second thread, made before START: its tid, then it spins once told. */
 static volatile int threads_go;
 static int tid_pipe[2];
+static int main_gone, go_pipe;	/* the main thread exits: wait on go_pipe */
 
 static void *second_thread(void *arg)
 {
 	pid_t tid = syscall(SYS_gettid);
 
+	char c;
+
 	(void)arg;
 	if (write(tid_pipe[1], &tid, sizeof(tid)) != sizeof(tid))
 		return NULL;
-	while (!threads_go)
-		usleep(1000);
+	if (main_gone) {
+		if (read(go_pipe, &c, 1) != 1)
+			return NULL;
+	} else {
+		while (!threads_go)
+			usleep(1000);
+	}
 	spin_cpu_ms(SPIN_CPU_MS);
 	return NULL;
 }
@@ -363,9 +378,32 @@ static int count_tid(struct kp_buffers *b, struct kp_cpu *c,
 	return 0;
 }
 
-/* A two-threaded process sampled with @flags; what each thread got. */
+/* Is thread @tid of @pid a zombie (exited, its process not)? */
+static int thread_zombie(pid_t pid, pid_t tid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	int z = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f)) {
+		p = strrchr(buf, ')');
+		z = p && p[1] == ' ' && p[2] == 'Z';
+	}
+	fclose(f);
+	return z;
+}
+
+/*
+ * A two-threaded process sampled with @flags; what each thread got.  With
+ * @main_exits its main thread calls pthread_exit() before START.
+ */
 static void run_threads(struct __test_metadata *_metadata, int fd,
-			struct kp_buffers *b, __u32 flags, struct tid_tally *t)
+			struct kp_buffers *b, __u32 flags, struct tid_tally *t,
+			int main_exits)
 {
 	struct kprof_config cfg;
 	int go[2], status;
@@ -376,11 +414,15 @@ static void run_threads(struct __test_metadata *_metadata, int fd,
 	memset(t, 0, sizeof(*t));
 	ASSERT_EQ(0, pipe(go));
 	ASSERT_EQ(0, pipe(tid_pipe));
+	main_gone = main_exits;
+	go_pipe = go[0];
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		if (pthread_create(&th, NULL, second_thread, NULL))
 			_exit(2);
+		if (main_exits)
+			pthread_exit(NULL);	/* the second reads the byte */
 		if (read(go[0], &c, 1) != 1)
 			_exit(3);
 		threads_go = 1;
@@ -390,6 +432,8 @@ static void run_threads(struct __test_metadata *_metadata, int fd,
 	}
 	ASSERT_EQ(sizeof(t->second), read(tid_pipe[0], &t->second, sizeof(t->second)));
 	t->main = pid;
+	while (main_exits && !thread_zombie(pid, pid))
+		usleep(1000);
 	target_cfg(&cfg, pid);
 	cfg.target_flags |= flags;
 	ASSERT_EQ(0, kp_set_config(fd, &cfg)) TH_LOG("SET_CONFIG: %s", strerror(errno));
@@ -404,7 +448,8 @@ static void run_threads(struct __test_metadata *_metadata, int fd,
 	ASSERT_LE(0, kp_drain(b)) TH_LOG("%s", b->err);
 	EXPECT_EQ(0, kp_check_conserved_all(b, 1)) TH_LOG("%s", b->err);
 	EXPECT_EQ(0ULL, t->other_samples);
-	EXPECT_LT(0ULL, t->main_samples);
+	if (!main_exits)
+		EXPECT_LT(0ULL, t->main_samples);
 	TH_LOG("main %d: %llu samples, second thread %d: %llu", t->main,
 	       (unsigned long long)t->main_samples, t->second,
 	       (unsigned long long)t->second_samples);
@@ -419,7 +464,7 @@ TEST_F_TIMEOUT(task, threads_of_the_process, 60)
 	struct tid_tally t;
 
 	KP_RETURN_IF_SKIPPED();
-	run_threads(_metadata, self->fd, &self->b, KPROF_TARGET_THREADS, &t);
+	run_threads(_metadata, self->fd, &self->b, KPROF_TARGET_THREADS, &t, 0);
 	EXPECT_LT(0ULL, t.second_samples);
 }
 
@@ -428,8 +473,18 @@ TEST_F_TIMEOUT(task, threads_not_asked_for, 60)
 	struct tid_tally t;
 
 	KP_RETURN_IF_SKIPPED();
-	run_threads(_metadata, self->fd, &self->b, 0, &t);
+	run_threads(_metadata, self->fd, &self->b, 0, &t, 0);
 	EXPECT_EQ(0ULL, t.second_samples);
+}
+
+TEST_F_TIMEOUT(task, main_thread_gone, 60)
+{
+	struct tid_tally t;
+
+	KP_RETURN_IF_SKIPPED();
+	run_threads(_metadata, self->fd, &self->b, KPROF_TARGET_THREADS, &t, 1);
+	EXPECT_LT(0ULL, t.second_samples);
+	EXPECT_EQ(0ULL, t.main_samples);
 }
 
 TEST_F_TIMEOUT(task, no_such_task, 30)
@@ -572,19 +627,25 @@ static long long json_num(const char *json, const char *from, const char *key)
 	return p ? atoll(p + strlen(pat)) : -1;
 }
 
-TEST_F_TIMEOUT(task, kprofcat_cmd_only, 60)
+/*
+ * Run kprofcat with --stats --json and @args: its session's overflows are
+ * its delivered samples plus the lost ones, all of which the reader got,
+ * none filtered out.
+ */
+static void kprofcat_accounts(struct __test_metadata *_metadata,
+			      const char *args)
 {
 	long long ov, samples, lost = 0, rsamples, filtered;
 	static const char * const causes[] = {
 		"lost_full", "lost_nested", "lost_stopped", "lost_throttled",
 	};
-	char out[65536];
+	char out[65536], cmd[512];
 	unsigned int i;
 	size_t n;
 	FILE *p;
 
-	KP_RETURN_IF_SKIPPED();
-	p = popen(KPROFCAT " -F 997 --stats --json -- " SPIN " 1", "r");
+	snprintf(cmd, sizeof(cmd), KPROFCAT " -F 997 --stats --json %s", args);
+	p = popen(cmd, "r");
 	ASSERT_NE(NULL, p);
 	n = fread(out, 1, sizeof(out) - 1, p);
 	out[n] = '\0';
@@ -599,8 +660,44 @@ TEST_F_TIMEOUT(task, kprofcat_cmd_only, 60)
 	EXPECT_EQ(ov, samples + lost) TH_LOG("%s", out);
 	EXPECT_EQ(samples, rsamples) TH_LOG("%s", out);
 	EXPECT_EQ(0, filtered) TH_LOG("%s", out);
-	TH_LOG("overflows %lld = samples %lld + lost %lld; reader %lld, filtered %lld",
-	       ov, samples, lost, rsamples, filtered);
+	TH_LOG("%s: overflows %lld = samples %lld + lost %lld; reader %lld, filtered %lld",
+	       args, ov, samples, lost, rsamples, filtered);
+}
+
+TEST_F_TIMEOUT(task, kprofcat_cmd_only, 60)
+{
+	KP_RETURN_IF_SKIPPED();
+	kprofcat_accounts(_metadata, "-- " SPIN " 1");
+}
+
+static void *spin_forever(void *arg)
+{
+	(void)arg;
+	for (;;)
+		;
+	return NULL;
+}
+
+TEST_F_TIMEOUT(task, kprofcat_pid, 60)
+{
+	char args[64];
+	pthread_t th;
+	pid_t pid;
+
+	KP_RETURN_IF_SKIPPED();
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* Gone with the test, whatever ends it. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (pthread_create(&th, NULL, spin_forever, NULL))
+			_exit(2);
+		spin_forever(NULL);
+	}
+	snprintf(args, sizeof(args), "-p %d --duration 1", pid);
+	kprofcat_accounts(_metadata, args);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
 
 /* ------------------------------------------------------------------ */
