@@ -304,8 +304,10 @@ put_task:
  */
 void kprof_target_stop(struct kprof_session *s)
 {
-	while (s->nr_task_events--)
-		perf_event_release_kernel(s->task_events[s->nr_task_events]);
+	unsigned int i;
+
+	for (i = 0; i < s->nr_task_events; i++)
+		perf_event_release_kernel(s->task_events[i]);
 	kfree(s->task_events);
 	s->task_events = NULL;
 	s->nr_task_events = 0;
