@@ -40,7 +40,8 @@
  *                        two-threaded spinning process.
  * granted.member_*:      a member of the group= grant may sample its own
  *                        (dumpable) process, but START on a process of
- *                        another user (root's) is refused with EACCES.
+ *                        another user (root's), or on its own made
+ *                        non-dumpable, is refused with EACCES.
  * Bad target configurations: config_test.
  */
 #define _GNU_SOURCE
@@ -749,6 +750,33 @@ static int start_err(int fd, pid_t pid)
 	return e;
 }
 
+/* A spinner that made itself non-dumpable before its pid is returned. */
+static pid_t undumpable_spinner(void)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (prctl(PR_SET_DUMPABLE, 0) || write(p[1], "d", 1) != 1)
+			_exit(1);
+		for (;;)
+			;
+	}
+	close(p[1]);
+	if (pid > 0 && read(p[0], &c, 1) != 1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
 /*
  * As the member (uid 65534, the grant's group): its own process may be
  * sampled, root's may not.  After setuid() the member is not dumpable
@@ -770,6 +798,14 @@ static int member_targets(char *msg, size_t len)
 	kill(own, SIGKILL);
 	waitpid(own, NULL, 0);
 	CHILD_EXPECT(!e, "START on its own process %d: %s", own, strerror(e));
+	/* Its own, made non-dumpable: ptrace's dumpable rule refuses. */
+	own = undumpable_spinner();
+	CHILD_EXPECT(own > 0, "fork: %s", strerror(errno));
+	e = start_err(fd, own);
+	kill(own, SIGKILL);
+	waitpid(own, NULL, 0);
+	CHILD_EXPECT(e == EACCES, "START on its own non-dumpable process %d: %s",
+		     own, e ? strerror(e) : "started");
 	e = start_err(fd, victim);
 	close(fd);
 	CHILD_EXPECT(e == EACCES, "START on root's process %d: %s", victim,
