@@ -46,8 +46,9 @@
  * module was loaded with (group=GID, which also makes the node root:GID
  * 0660; without it the node is root's, 0600).  Otherwise EACCES.  Every
  * opener may therefore see kernel addresses: records carry them as they
- * are.  The debug setting (cpu_time_max_percent 0 or 100, the cost
- * controller off) needs CAP_SYS_ADMIN at open() (EPERM).
+ * are.  Changing the throttle knobs (SET_THROTTLE), the debug setting
+ * among them (cpu_time_max_percent 0 or 100, the cost controller off),
+ * needs CAP_SYS_ADMIN at open() (EPERM).
  */
 #ifndef _UAPI_LINUX_KPROF_H
 #define _UAPI_LINUX_KPROF_H
