@@ -291,6 +291,7 @@ static void same_file_race(struct __test_metadata *_metadata, race_data *self,
 			   const char *symbol)
 {
 	long old, n_read, n_new, n_after;
+	double t_held, t_swap, t_rec;
 	struct kprof_info info;
 	int err, ret;
 	void *p;
@@ -303,6 +304,7 @@ static void same_file_race(struct __test_metadata *_metadata, race_data *self,
 	ASSERT_EQ(0, peer_start(&self->r, CPU_W, self->fd, reader));
 	ASSERT_EQ(0, hold_read(&self->r))
 		TH_LOG("the read() never reached %s()", symbol);
+	t_held = kp_now();
 
 	/*
 	 * SET_CONFIG swaps the sets under kprof.lock, then waits in
@@ -311,6 +313,7 @@ static void same_file_race(struct __test_metadata *_metadata, race_data *self,
 	ASSERT_EQ(0, peer_start(&self->x, CPU_B, self->fd, reconfigure));
 	ASSERT_EQ(0, peer_send(self->x.to, "c", 1));
 	ASSERT_EQ(0, wait_new_set(self->fd, &info)) TH_LOG("SET_CONFIG never swapped the sets");
+	t_swap = kp_now();
 	/*
 	 * The new set's CPU_S region, to see the START's events sample into
 	 * it: mapped before the START, which holds kprof.lock until the held
@@ -323,9 +326,12 @@ static void same_file_race(struct __test_metadata *_metadata, race_data *self,
 	ASSERT_EQ(0, peer_start(&self->y, CPU_B, self->fd, starter));
 	ASSERT_EQ(0, peer_send(self->y.to, "s", 1));
 	ret = wait_records(p);
+	t_rec = kp_now();
 	munmap(p, info.mmap_stride);
 	ASSERT_EQ(0, ret) TH_LOG("no record in the new set");
 	kp_hold_release();
+	TH_LOG("held; the swap seen %.0f ms later, the new set's first record %.0f ms after it",
+	       (t_swap - t_held) * 1e3, (t_rec - t_swap) * 1e3);
 
 	ASSERT_EQ(0, peer_recv(self->r.from, &n_read, sizeof(n_read)));
 	ASSERT_EQ(0, peer_recv(self->x.from, &err, sizeof(err)));
