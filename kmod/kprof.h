@@ -302,7 +302,6 @@ int kprof_session_configure(struct kprof_file *f,
 int kprof_session_start(struct kprof_file *f);
 void kprof_session_stop(struct kprof_file *f);
 void kprof_session_release(struct kprof_file *f);
-bool kprof_session_others_run(const struct kprof_file *f);
 
 /* kprof_buffer.c */
 struct kprof_bufs *kprof_bufs_alloc(u32 pages, u32 watermark,

@@ -182,13 +182,15 @@ static long kprof_ioc_get_stats(struct kprof_file *f, void __user *uarg)
  * Written by kprof_knobs_set(), the sysfs knobs' setter too, for the
  * fields that differ from those in force: an unchanged field is not
  * written, so a request that repeats the current values leaves a lowering
- * the cost controller made alone.
+ * the cost controller made alone, and changes nothing anyone could be
+ * refused.  Applied to every session at once, running or not, as a
+ * write of the perf sysctls reaches every event.
  */
 static long kprof_ioc_set_throttle(struct kprof_file *f, void __user *uarg)
 {
 	struct kprof_throttle_config t;
 	const struct kprof_throttle_limits *l = &kprof.limits;
-	u32 fields = KPROF_KNOB_SEMANTICS | KPROF_KNOB_FLAGS;
+	u32 fields = 0;
 	int ret;
 
 	ret = kprof_copy_in(&t, sizeof(t), uarg,
@@ -200,17 +202,16 @@ static long kprof_ioc_set_throttle(struct kprof_file *f, void __user *uarg)
 		return -EINVAL;
 
 	mutex_lock(&kprof.lock);
-	/* Global knobs: not under another file's running session. */
-	ret = -EBUSY;
-	if (kprof_session_others_run(f))
-		goto unlock;
+	if (t.semantics != l->semantics)
+		fields |= KPROF_KNOB_SEMANTICS;
 	if (t.cpu_time_max_percent != l->cpu_time_max_percent)
 		fields |= KPROF_KNOB_PERCENT;
 	/* The cost controller lowers it without kprof.lock. */
 	if (t.max_sample_rate != READ_ONCE(l->max_sample_rate))
 		fields |= KPROF_KNOB_RATE;
-	ret = kprof_knobs_set(&t, fields, f);
-unlock:
+	if (t.flags != kprof.throttle_flags)
+		fields |= KPROF_KNOB_FLAGS;
+	ret = fields ? kprof_knobs_set(&t, fields, f) : 0;
 	mutex_unlock(&kprof.lock);
 	return ret;
 }

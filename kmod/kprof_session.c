@@ -334,24 +334,3 @@ void kprof_session_release(struct kprof_file *f)
 	}
 	mutex_unlock(&kprof.lock);
 }
-
-/**
- * kprof_session_others_run() - does a session of another file sample?
- * @f: the caller's file
- *
- * The throttle knobs are global: a file may change them only while no
- * other file's session depends on them.
- *
- * Context: kprof.lock held.
- * Return: true if a session other than @f's runs.
- */
-bool kprof_session_others_run(const struct kprof_file *f)
-{
-	struct kprof_session *s;
-
-	lockdep_assert_held(&kprof.lock);
-	list_for_each_entry(s, &kprof.sessions, node)
-		if (s != f->session && s->running)
-			return true;
-	return false;
-}

@@ -5,8 +5,10 @@
  * nothing of root's is within its reach.  Its file sees a session of its
  * own (none yet: not running, the default configuration, zero
  * counters), its STOP, SET_CONFIG, START, read() and mmap() act on that
- * session of its own, beside root's; SET_THROTTLE, the global knobs, gets
- * EBUSY while root's session runs.  Root's session runs on, every
+ * session of its own, beside root's; SET_THROTTLE of the global knobs,
+ * which would change root's running session too, gets EPERM for a change
+ * (repeating the values in force is allowed: it changes nothing), and
+ * the knobs stay as they were.  Root's session runs on, every
  * overflow accounted.  The member runs as uid 65534 without
  * capabilities.  Records of a stopped or closed session of someone else:
  * handover_test.
@@ -95,13 +97,14 @@ static int member_looks(int fd, char *msg, size_t len)
 	return 0;
 }
 
-/* What it does acts on its own session; the global knobs are refused. */
+/* What it does acts on its own session; a change of the global knobs is refused. */
 static int member_acts(int fd, char *msg, size_t len)
 {
 	struct kprof_throttle_config t = { .size = sizeof(t) };
 	struct kprof_info info;
 	struct kprof_config cfg;
 	char buf[4096];
+	__u32 rate;
 	ssize_t n;
 	void *p;
 	int e;
@@ -117,7 +120,17 @@ static int member_acts(int fd, char *msg, size_t len)
 	CHILD_EXPECT(!ioctl(fd, KPROF_IOC_GET_THROTTLE, &t), "GET_THROTTLE: %s",
 		     strerror(errno));
 	e = err_of(ioctl(fd, KPROF_IOC_SET_THROTTLE, &t));
-	CHILD_EXPECT(e == EBUSY, "SET_THROTTLE: %s", e ? strerror(e) : "accepted");
+	CHILD_EXPECT(!e, "SET_THROTTLE of the values in force: %s", strerror(e));
+	rate = t.max_sample_rate;
+	t.max_sample_rate = rate + 1000;
+	e = err_of(ioctl(fd, KPROF_IOC_SET_THROTTLE, &t));
+	CHILD_EXPECT(e == EPERM, "SET_THROTTLE max_sample_rate %u: %s", t.max_sample_rate,
+		     e ? strerror(e) : "accepted");
+	CHILD_EXPECT(!ioctl(fd, KPROF_IOC_GET_THROTTLE, &t), "GET_THROTTLE: %s",
+		     strerror(errno));
+	/* The cost controller may have lowered it meanwhile, never raised it. */
+	CHILD_EXPECT(t.max_sample_rate <= rate, "max_sample_rate %u after the refused change to %u",
+		     t.max_sample_rate, rate + 1000);
 	/* A session of its own, beside root's. */
 	kp_cfg_init(&cfg, FREQ / 2);
 	e = err_of(kp_set_config(fd, &cfg));

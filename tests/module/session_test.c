@@ -7,9 +7,9 @@
  *            /dev/kprof) acts on its own session only: its STOP, its
  *            SET_CONFIG, its read() and its mmap() leave A's session
  *            running and untouched, it sees its own counters, not A's,
- *            and it may start its own beside A's; SET_THROTTLE (global
- *            knobs) gets EBUSY while A's runs.  Closing either file stops
- *            only its own session.
+ *            and it may start its own beside A's; its SET_THROTTLE
+ *            (global knobs, root's file) succeeds while A's runs.
+ *            Closing either file stops only its own session.
  * buffers.*: buffers exist for the selected CPUs only, counted in
  *            /proc/vmallocinfo, where each region is one area whose
  *            caller is a kprof function.
@@ -80,10 +80,12 @@ TEST_F(owner, second_file_acts_on_its_own)
 	EXPECT_EQ(0, running(self->b));
 	ASSERT_EQ(0, ioctl(self->a, KPROF_IOC_GET_CONFIG, &cfg));
 	EXPECT_EQ(200ULL, cfg.sample);
-	/* The knobs are every session's: not while A's runs. */
+	/*
+	 * The knobs are every session's, and an admin's file sets them
+	 * while A's runs, as a perf sysctl write (live: sessions_test).
+	 */
 	ASSERT_EQ(0, ioctl(self->b, KPROF_IOC_GET_THROTTLE, &t));
-	EXPECT_EQ(-1, ioctl(self->b, KPROF_IOC_SET_THROTTLE, &t));
-	EXPECT_EQ(EBUSY, errno);
+	EXPECT_EQ(0, ioctl(self->b, KPROF_IOC_SET_THROTTLE, &t)) TH_LOG("%s", strerror(errno));
 	/* B maps B's buffers: 2 data pages, not A's. */
 	ASSERT_EQ(0, kp_get_info(self->b, &info));
 	EXPECT_EQ(2ULL * sysconf(_SC_PAGESIZE), info.data_size);

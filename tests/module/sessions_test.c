@@ -9,12 +9,18 @@
  *             B's.
  * limit:      with max_sessions=1, B's START gets EBUSY while A's session
  *             runs and succeeds once A's stops.
+ * knobs:      a third file's SET_THROTTLE while A's and B's sessions run
+ *             succeeds, as a perf sysctl write would, and is in both
+ *             sessions' control pages when it returns; both still account
+ *             for every overflow.
  * none.*:     a file without a session maps nothing (ENODEV), reads EOF,
  *             polls EPOLLHUP and is told the default layout.
  */
 #include "kprof_test.h"
 
 #include <poll.h>
+
+#include "kprof_throttle.h"
 
 #include "kselftest_harness.h"
 
@@ -107,6 +113,69 @@ TEST_F_TIMEOUT(two, stop_is_per_session, 60)
 	ASSERT_EQ(0, kp_stop(self->a)) TH_LOG("A: %s", strerror(errno));
 	ASSERT_LE(0, kp_drain(&self->ba)) TH_LOG("A: %s", self->ba.err);
 	EXPECT_EQ(0, kp_check_conserved_all(&self->ba, 1)) TH_LOG("A: %s", self->ba.err);
+}
+
+/*
+ * The max rate every mapped CPU's control page of @b shows, at most
+ * @rate: -1 and b->err if one shows more.
+ */
+static int pages_at_most(struct kp_buffers *b, __u64 rate)
+{
+	struct kp_cpu *c;
+	unsigned int cpu;
+
+	kp_for_each_online(b, cpu, c) {
+		__u64 r = __atomic_load_n(&c->pg->max_sample_rate, __ATOMIC_RELAXED);
+
+		if (r > rate)
+			return kp_fail(b, "CPU %u's page: max_sample_rate %llu, above %llu",
+				       cpu, (unsigned long long)r, (unsigned long long)rate);
+	}
+	return 0;
+}
+
+/*
+ * Live knobs: the cost controller off first (percent 0, as perf allows),
+ * so that nothing but a knob write moves the rate both sessions' pages
+ * show from the default 100000 (each START publishes it).  The write
+ * turns the controller back on with a rate of 2000; from then on it may
+ * only lower the rate, so each page shows at most 2000 once the write
+ * returned, and a page the write missed would still show 100000.
+ */
+TEST_F_TIMEOUT(two, knobs_apply_to_running_sessions, 60)
+{
+	struct kprof_throttle_config t = { .size = sizeof(t) };
+	int c;
+
+	KP_RETURN_IF_SKIPPED();
+	c = kp_open();
+	ASSERT_LE(0, c) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, kp_no_lowering(c)) TH_LOG("SET_THROTTLE: %s", strerror(errno));
+	ASSERT_EQ(0, kp_start(self->a)) TH_LOG("A: %s", strerror(errno));
+	ASSERT_EQ(0, kp_start(self->b)) TH_LOG("B: %s", strerror(errno));
+	EXPECT_EQ(-1, pages_at_most(&self->ba, 99999)) TH_LOG("A's pages before the write");
+	EXPECT_EQ(-1, pages_at_most(&self->bb, 99999)) TH_LOG("B's pages before the write");
+	kp_sleep_ms(100);
+
+	ASSERT_EQ(0, ioctl(c, KPROF_IOC_GET_THROTTLE, &t));
+	t.cpu_time_max_percent = KPROF_THROTTLE_DEFAULT_CPU_TIME_MAX_PERCENT;
+	t.max_sample_rate = 2000;
+	EXPECT_EQ(0, ioctl(c, KPROF_IOC_SET_THROTTLE, &t))
+		TH_LOG("SET_THROTTLE while two sessions run: %s", strerror(errno));
+	EXPECT_EQ(0, pages_at_most(&self->ba, 2000)) TH_LOG("A: %s", self->ba.err);
+	EXPECT_EQ(0, pages_at_most(&self->bb, 2000)) TH_LOG("B: %s", self->bb.err);
+	EXPECT_EQ(1, running(self->a));
+	EXPECT_EQ(1, running(self->b));
+	kp_sleep_ms(100);
+
+	ASSERT_EQ(0, kp_stop(self->a)) TH_LOG("A: %s", strerror(errno));
+	ASSERT_EQ(0, kp_stop(self->b)) TH_LOG("B: %s", strerror(errno));
+	EXPECT_EQ(0, kp_default_limits(c)) TH_LOG("%s", strerror(errno));
+	close(c);
+	ASSERT_LE(0, kp_drain(&self->ba)) TH_LOG("A: %s", self->ba.err);
+	ASSERT_LE(0, kp_drain(&self->bb)) TH_LOG("B: %s", self->bb.err);
+	EXPECT_EQ(0, kp_check_conserved_all(&self->ba, 1)) TH_LOG("A: %s", self->ba.err);
+	EXPECT_EQ(0, kp_check_conserved_all(&self->bb, 1)) TH_LOG("B: %s", self->bb.err);
 }
 
 static int write_param(const char *path, const char *val)

@@ -33,7 +33,8 @@
  * the max_sessions module parameter (admin-set, default 4) at once:
  * START beyond it fails with EBUSY and a kernel log line naming the
  * limit.  What is shared: the throttle knobs (SET_THROTTLE, global like
- * the kernel's sysctls; EBUSY while another file's session runs) and
+ * the kernel's perf sysctls: a change applies to every session at once,
+ * running ones too, and is the administrator's) and
  * each CPU's handler time budget (the cost average the knobs limit is
  * one per CPU, fed by every session's handler on it).  Up to version 4
  * one session per machine existed and the starting file owned it.
@@ -55,8 +56,9 @@
  * module was loaded with (group=GID, which also makes the node root:GID
  * 0660; without it the node is root's, 0600).  Otherwise EACCES.  Every
  * opener may therefore see kernel addresses: records carry them as they
- * are.  The debug setting (cpu_time_max_percent 0 or 100, the cost
- * controller off) needs CAP_SYS_ADMIN at open() (EPERM).
+ * are.  Changing the throttle knobs (SET_THROTTLE), the debug setting
+ * among them (cpu_time_max_percent 0 or 100, the cost controller off),
+ * needs CAP_SYS_ADMIN at open() (EPERM).
  */
 #ifndef _UAPI_LINUX_KPROF_H
 #define _UAPI_LINUX_KPROF_H
@@ -662,10 +664,12 @@ struct kprof_cpu_stats {
  * (EINVAL > KPROF_THROTTLE_SHADOW), cpu_time_max_percent (EINVAL > 100),
  * max_sample_rate (EINVAL when 0 or > INT_MAX, or while the percent is 0
  * or 100); a field equal to the current value is not written.  Reserved
- * non-zero or unknown flags: EINVAL.  Then EPERM, unless the file was
- * opened with CAP_SYS_ADMIN, for a percent of 0 or 100 that switches the
- * cost controller off.  EBUSY while a session of another file runs:
- * the knobs are every session's.
+ * non-zero or unknown flags: EINVAL.  Then EPERM for any change, unless
+ * the file was opened with CAP_SYS_ADMIN (a request that repeats the
+ * values in force changes nothing and succeeds): the knobs are every
+ * session's, and a change applies at once to every session, running or
+ * not, its control pages included, as a write of the perf sysctls
+ * reaches every event.
  *
  * read(): whole records of the caller's session, CPU by CPU; 0 without
  * a session; EBUSY while any region of it is mapped;
