@@ -169,22 +169,17 @@ struct kprof_cpu {
 	 * kprof's throttle: the handler decides, then defers what cannot be
 	 * done from inside an hrtimer callback or an NMI: stopping the event
 	 * (thr_stop, irq_work) and restarting it at the next tick (thr_timer,
-	 * armed by thr_stop).  thr (the event's per-tick count) and the
-	 * flags are written only on this CPU; the CPU's cost average, which
-	 * every session's event on it shares, is kprof_cost.
+	 * armed by thr_stop).  The per-tick state is per event, as the
+	 * kernel's hw.interrupts: a CPU session's one event's in thr, a
+	 * per-task session's events' on this CPU in thr_task, thr_cur the
+	 * one of the overflow being handled.  Written only on this CPU; the
+	 * CPU's cost average, which every session's event on it shares, is
+	 * kprof_cost.  Keys are event addresses, compared, never dereferenced.
 	 */
-	struct kprof_throttle_count thr;
-	/*
-	 * The event that kthrottled, thr_armed and thr_armed_seq describe
-	 * (they mirror its hw.interrupts, which is per event): a per-task
-	 * session's producer sees one event after another as the tasks of
-	 * the target run on its CPU.  Compared, never dereferenced.
-	 */
-	const struct perf_event	*thr_event;
+	struct kprof_throttle_ev thr;
+	struct kprof_throttle_evs thr_task;
+	struct kprof_throttle_ev *thr_cur;
 	bool			thr_stopped;	/* kprof stopped the event */
-	bool			kthrottled;	/* the kernel's limit holds it */
-	bool			thr_armed;	/* kprof_throttle_end() armed it */
-	u64			thr_armed_seq;	/* in this hw.interrupts_seq */
 	bool			thr_open;	/* THROTTLE written, no UNTHROTTLE */
 	struct irq_work		thr_stop;
 	struct hrtimer		thr_timer;

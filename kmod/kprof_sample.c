@@ -333,7 +333,7 @@ static void kprof_sample_capture(struct kprof_cpu *c,
 	/* With the tick the throttle counted it in. */
 	committed = kprof_sample_put(c, (struct kprof_sample *)c->scratch,
 				     regs, pchain, seq, t0, period,
-				     c->thr.tick, &pos);
+				     c->thr_cur->count.tick, &pos);
 	if (!committed)
 		kprof_count_lost(c, KPROF_LOST_FULL);
 throttle:

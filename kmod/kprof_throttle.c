@@ -9,16 +9,29 @@
  * (hardirq or NMI): no locks, no allocation, no printk.
  *
  * Per-task sessions: the kernel counts its per-tick limit per event
- * (hw.interrupts), and a per-task session has one event per task of its
- * target.  kprof's own limit counts per producer, that is per CPU and
- * session (c->thr), over all the session's events that overflow on the
- * CPU in the tick: the same as the kernel's while one task of the target
- * runs there in a tick, stricter when several take turns on the CPU
- * within one (each is limited per event by the kernel, all of them
- * together by kprof), which bounds the session's handler time on the CPU
- * as a CPU session's limit does.  Its view of the kernel's limit follows
- * the event that overflows (kprof_kernel_throttle_check()).  Clock events
- * are not stopped, see kprof_throttle_stop().
+ * (hw.interrupts in hw.interrupts_seq, this CPU's tick), and a per-task
+ * session has one event per task of its target, several of which may take
+ * turns on a CPU within a tick.  kprof's own limit counts per event too:
+ * its count of an event is the kernel's, read from hw.interrupts, which
+ * __perf_event_account_interrupt() has already counted this overflow in.
+ * So a count carries across context switches within a tick, starts anew
+ * at the CPU's next tick, on another CPU, and when event_sched_in() lifts
+ * a throttle, exactly where the kernel's does, for any number of tasks;
+ * a count of kprof's own, per CPU, could see neither that lifting nor a
+ * move to another CPU and back within the tick.
+ * What the kernel's count cannot say, where kprof or the kernel wrote it
+ * (MAX_INTERRUPTS, kprof's arming), comes from a slot per event in the
+ * producer (c->thr_task, preallocated with it, keyed by the event's
+ * address): whether kprof throttled the event or armed the kernel's stop
+ * in this tick.  Exact while at most KPROF_THROTTLE_EVENTS of a session's
+ * events are throttled or armed on one CPU in one tick
+ * (kprof_throttle_event_of()).  One more difference from the kernel: a
+ * trip kprof could not arm ahead (a limit of 1, a knob lowered) arms at
+ * the trip, and event_sched_in() lifts MAX_INTERRUPTS only, so such an
+ * event's next overflow in the tick is dropped even after a switch that
+ * would have lifted a throttle of the kernel's.  A throttle's record in
+ * a CPU's ring ends at the next overflow let through, of whichever
+ * event.  Clock events are not stopped, see kprof_throttle_stop().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,7 +45,7 @@
 #include "kprof.h"
 
 /* kernel/events/core.c: hw.interrupts of an event the kernel throttled */
-#define KPROF_MAX_INTERRUPTS	(~0ULL)
+#define KPROF_MAX_INTERRUPTS	KPROF_THROTTLE_MAX_INTERRUPTS
 /*
  * hw.interrupts that makes __perf_event_account_interrupt()'s next
  * increment in the same tick reach MAX_INTERRUPTS, at or above any
@@ -97,50 +110,35 @@ static void kprof_throttle_open(struct kprof_cpu *c, u16 misc, u64 now)
 		local64_inc(&c->count[KPROF_CNT_OWN_THROTTLES]);
 	if (misc & KPROF_MISC_THROTTLE_KERNEL)
 		local64_inc(&c->count[KPROF_CNT_KERNEL_THROTTLES]);
-	/* kprof's tick and count (local_clock()), not the kernel's jiffy */
-	kprof_throttle_record(c, KPROF_RECORD_THROTTLE, misc, now, c->thr.tick,
-			      c->thr.interrupts, KPROF_LOST_THROTTLE_REC);
+	/* kprof's tick and count of the event, as it counted the overflow */
+	kprof_throttle_record(c, KPROF_RECORD_THROTTLE, misc, now,
+			      c->thr_cur->count.tick,
+			      c->thr_cur->count.interrupts,
+			      KPROF_LOST_THROTTLE_REC);
 }
 
 /*
- * Does the kernel's limit hold the event (hw.interrupts == MAX_INTERRUPTS,
- * set by __perf_event_account_interrupt() before this handler, cleared by
- * the tick's restart)?  *@tripped: this overflow tripped the kernel's own
- * limit, not one kprof_throttle_end() armed.  Returns whether the kernel
- * held the event before this overflow and still does.
+ * The per-tick state of @event, overflowing in the kernel's tick @seq: a
+ * CPU session's one event's, a per-task session's by the event, each of
+ * whose events the kernel counts on its own (hw.interrupts).  A CPU
+ * session's event is new only when its CPU came back online, its state
+ * reset then (kprof_throttle_reset()); what kprof knew of an earlier
+ * event's hw.interrupts is not this one's.
  */
-static bool kprof_kernel_throttle_check(struct kprof_cpu *c,
-					struct perf_event *event,
-					bool *tripped)
+static struct kprof_throttle_ev *
+kprof_throttle_event(struct kprof_cpu *c, struct perf_event *event, u64 seq)
 {
-	bool held, armed;
+	struct kprof_throttle_ev *e = &c->thr;
 
-	/*
-	 * Another event of the session than the last to overflow here: a
-	 * per-task session's, whose tasks take turns on this CPU.  What
-	 * kprof knew of the kernel's limit was of the other event's
-	 * hw.interrupts (the kernel keeps that count per event, and lifts
-	 * its throttle when the event is scheduled in again or at its CPU's
-	 * tick): this one starts unknown, not held, not armed.  A THROTTLE
-	 * the kernel held on the other event ends here, for this CPU's
-	 * ring.  A freed event's address reused by a new one is taken for
-	 * the old: at worst a THROTTLE record's misc names the wrong limit
-	 * or one ends an overflow later; the counts of overflows are not
-	 * concerned.
-	 */
-	if (c->thr_event != event) {
-		c->thr_event = event;
-		c->kthrottled = false;
-		c->thr_armed = false;
+	if (kprof_session_per_task(c->session))
+		return kprof_throttle_event_of(&c->thr_task,
+					       (unsigned long)event, seq);
+	if (e->key != (unsigned long)event) {
+		e->key = (unsigned long)event;
+		e->kthrottled = 0;
+		e->armed_tick = KPROF_THROTTLE_NO_TICK;
 	}
-	held = c->kthrottled;
-	armed = c->thr_armed &&
-		READ_ONCE(event->hw.interrupts_seq) == c->thr_armed_seq;
-
-	c->thr_armed = false;
-	c->kthrottled = READ_ONCE(event->hw.interrupts) == KPROF_MAX_INTERRUPTS;
-	*tripped = c->kthrottled && !held && !armed;
-	return c->kthrottled && held;
+	return e;
 }
 
 /*
@@ -207,10 +205,10 @@ static void kprof_throttle_stop(struct kprof_cpu *c, struct perf_event *event,
 		 * may have been switched out or moved to another CPU, and
 		 * its event with it, which must then not be stopped or
 		 * started from here behind the perf core.  Its overflows go
-		 * on arriving and are counted lost_throttled until this
-		 * CPU's next tick (kprof_throttle_admit()): the same records
-		 * and counts, only the handler's cost of those overflows is
-		 * not spared.
+		 * on arriving and are counted lost_throttled until its count
+		 * starts anew (kprof_throttle_admit()): the same records and
+		 * counts, only the handler's cost of those overflows is not
+		 * spared.
 		 */
 		if (!kprof_session_per_task(c->session))
 			irq_work_queue(&c->thr_stop);
@@ -254,7 +252,7 @@ static void kprof_throttle_stop_work(struct irq_work *work)
 	struct perf_event *event = READ_ONCE(c->event);
 	u64 now;
 
-	if (!event || !READ_ONCE(c->active) || !c->thr.throttled)
+	if (!event || !READ_ONCE(c->active) || !c->thr.count.throttled)
 		return;
 	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE) {
 		event->pmu->stop(event, 0);
@@ -264,7 +262,7 @@ static void kprof_throttle_stop_work(struct irq_work *work)
 	now = local_clock();
 	hrtimer_start(&c->thr_timer,
 		      kprof_throttle_expiry(ktime_get(),
-					    c->thr.tick_start_ns + l->tick_nsec,
+					    c->thr.count.tick_start_ns + l->tick_nsec,
 					    now),
 		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
@@ -277,16 +275,16 @@ static enum hrtimer_restart kprof_throttle_timer_fn(struct hrtimer *t)
 	u64 now = local_clock(), restart;
 
 	/* Not throttled: the handler already saw the throttle end. */
-	if (!event || !READ_ONCE(c->active) || !c->thr.throttled)
+	if (!event || !READ_ONCE(c->active) || !c->thr.count.throttled)
 		return HRTIMER_NORESTART;
-	if (!kprof_throttle_unthrottle(&kprof.limits, &c->thr, now,
+	if (!kprof_throttle_unthrottle(&kprof.limits, &c->thr.count, now,
 				       &restart)) {
 		/*
 		 * Still the throttled tick by local_clock() (the hrtimer's
 		 * clock ran ahead, or a later tick throttled): expire at its
 		 * end, at least 1 us on so that a skew cannot spin.
 		 */
-		restart = c->thr.tick_start_ns + kprof.limits.tick_nsec;
+		restart = c->thr.count.tick_start_ns + kprof.limits.tick_nsec;
 		hrtimer_set_expires(t, kprof_throttle_expiry(hrtimer_cb_get_time(t),
 							     max(restart, now + NSEC_PER_USEC),
 							     now));
@@ -302,7 +300,7 @@ static enum hrtimer_restart kprof_throttle_timer_fn(struct hrtimer *t)
 		event->pmu->start(event, 0);
 	c->thr_stopped = false;
 	/* The kernel's limit may hold it still: its release closes then. */
-	if (c->thr_open && !c->kthrottled)
+	if (c->thr_open && !c->thr.kthrottled)
 		kprof_throttle_close(c, now,
 				     kprof_throttle_tick_of(&kprof.limits, now));
 	local_inc(&c->publish_gen);
@@ -329,27 +327,43 @@ bool kprof_throttle_admit(struct kprof_cpu *c, struct perf_event *event,
 			  u64 now, enum kprof_throttle_verdict *v,
 			  bool *ktripped)
 {
-	bool kheld, was_throttled;
+	/* As __perf_event_account_interrupt() left them for this overflow. */
+	u64 seq = READ_ONCE(event->hw.interrupts_seq);
+	u64 kcount = READ_ONCE(event->hw.interrupts);
+	struct kprof_throttle_ev *e = kprof_throttle_event(c, event, seq);
+	bool was_throttled = e->count.throttled;
 
-	kheld = kprof_kernel_throttle_check(c, event, ktripped);
-	was_throttled = c->thr.throttled;
+	c->thr_cur = e;
+	*ktripped = kprof_throttle_kernel_tripped(e, kcount, seq);
 	/*
-	 * PMU events count in the kernel's ticks, whose tick restarts them;
-	 * clock events in local_clock()'s, as kprof restarts them itself.
+	 * A per-task session's events count as the kernel counts them: each
+	 * its own overflows in the kernel's tick, from hw.interrupts, which
+	 * restarts where the kernel's count does.  A CPU session's PMU
+	 * event counts in the kernel's ticks, whose tick restarts it; its
+	 * clock event in local_clock()'s, as kprof restarts it itself.
 	 */
-	if (kprof_throttle_way(event) == KPROF_THR_DEFERRED)
-		*v = kprof_throttle_interrupt(&kprof.limits, &c->thr, now);
+	if (kprof_session_per_task(c->session))
+		*v = kprof_throttle_interrupt_counted(&kprof.limits, &e->count,
+						      seq, now, kcount);
+	else if (kprof_throttle_way(event) == KPROF_THR_DEFERRED)
+		*v = kprof_throttle_interrupt(&kprof.limits, &e->count, now);
 	else
-		*v = kprof_throttle_interrupt_in(&kprof.limits, &c->thr,
-						 READ_ONCE(event->hw.interrupts_seq),
-						 now);
+		*v = kprof_throttle_interrupt_in(&kprof.limits, &e->count,
+						 seq, now);
 	if (*v == KPROF_THROTTLE_SUPPRESSED)
 		return false;
 	/* A later tick beat the deferred stop (a stall): nothing to undo. */
 	if (was_throttled)
 		c->thr_stopped = false;
-	if (c->thr_open && !kheld)
-		kprof_throttle_close(c, now, c->thr.tick);
+	/*
+	 * An overflow let through ends the throttled tick this ring is in:
+	 * the kernel restarted what its limit stopped (a MAX_INTERRUPTS now
+	 * is this overflow's, kprof_throttle_kernel_tripped()), kprof's own
+	 * limit let go, or, in a per-task session, another of its events
+	 * overflows here, which no limit holds.
+	 */
+	if (c->thr_open)
+		kprof_throttle_close(c, now, e->count.tick);
 	return true;
 }
 
@@ -420,7 +434,8 @@ void kprof_throttle_after(struct kprof_cpu *c, struct perf_event *event,
 		/* Shadow: record where ge would have stopped, keep going. */
 		local64_inc(&c->count[KPROF_CNT_WOULD_THROTTLES]);
 		kprof_throttle_record(c, KPROF_RECORD_WOULD_THROTTLE, 0, now,
-				      c->thr.tick, c->thr.interrupts,
+				      c->thr_cur->count.tick,
+				      c->thr_cur->count.interrupts,
 				      KPROF_LOST_WOULD_REC);
 	}
 }
@@ -442,12 +457,11 @@ void kprof_throttle_after(struct kprof_cpu *c, struct perf_event *event,
 void kprof_throttle_end(struct kprof_cpu *c, struct perf_event *event)
 {
 	if (kprof_throttle_way(event) != KPROF_THR_CORE ||
-	    !kprof_throttle_stops_next(&kprof.limits, &c->thr) ||
+	    !kprof_throttle_stops_next(&kprof.limits, &c->thr_cur->count) ||
 	    READ_ONCE(event->hw.interrupts) == KPROF_MAX_INTERRUPTS)
 		return;
 	WRITE_ONCE(event->hw.interrupts, KPROF_ARM_INTERRUPTS);
-	c->thr_armed = true;
-	c->thr_armed_seq = READ_ONCE(event->hw.interrupts_seq);
+	kprof_throttle_armed(c->thr_cur, READ_ONCE(event->hw.interrupts_seq));
 }
 
 static void kprof_throttle_msg_work(struct irq_work *work)
@@ -501,7 +515,7 @@ void kprof_throttle_init(struct kprof_cpu *c)
 }
 
 /**
- * kprof_throttle_reset() - forget an event's throttle history
+ * kprof_throttle_reset() - forget the producer's events' throttle history
  * @c: the producer, without an event
  *
  * The CPU's cost average stays: other sessions' events on the CPU share
@@ -509,11 +523,10 @@ void kprof_throttle_init(struct kprof_cpu *c)
  */
 void kprof_throttle_reset(struct kprof_cpu *c)
 {
-	kprof_throttle_count_init(&c->thr);
-	c->thr_event = NULL;
+	kprof_throttle_event_init(&c->thr, 0);
+	kprof_throttle_events_init(&c->thr_task);
+	c->thr_cur = &c->thr;
 	c->thr_stopped = false;
-	c->kthrottled = false;
-	c->thr_armed = false;
 	c->thr_open = false;
 }
 
