@@ -316,8 +316,9 @@ static enum hrtimer_restart kprof_throttle_timer_fn(struct hrtimer *t)
  * @v: out: kprof's verdict
  * @ktripped: out: this overflow tripped the kernel's limit
  *
- * Ends the throttled tick (UNTHROTTLE, before this overflow's SAMPLE)
- * when neither limit holds the CPU any more.
+ * Counts the overflow against kprof's limit for its event and ends the
+ * ring's throttled tick (UNTHROTTLE, before this overflow's SAMPLE) when
+ * the overflow is let through: no limit holds its event any more.
  *
  * Context: this CPU's overflow handler, in a buffer write section.
  * Return: false when the overflow arrived while kprof had the CPU
