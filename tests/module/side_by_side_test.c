@@ -11,9 +11,10 @@
  * is of one process, its command's: named after the command, or
  * "kprofcat" (the child kprofcat forked, before its exec); the two
  * processes differ; each capture accounts for every overflow of its
- * session (its STATS: overflows = samples + lost by cause).  The
- * recordings must have overlapped for this to say anything: the samples'
- * times show whether they did (SKIP, naming both spans, when not).
+ * session (its STATS: overflows = samples + lost by cause) and holds
+ * every sample it delivered.  The recordings must have overlapped for
+ * this to say anything: the samples' times show whether they did (SKIP,
+ * naming both spans, when not).
  */
 #define _GNU_SOURCE
 #include "kprof_test.h"
@@ -21,6 +22,8 @@
 #include <signal.h>
 
 #include "kselftest_harness.h"
+
+#include "stats_json.h"
 
 #define KPROFCAT	"user/kprofcat"
 #define CAP_A		"/tmp/side_by_side_a.kpcap"
@@ -110,40 +113,22 @@ static void scan_samples(char *text, const char *comm, struct span *sp)
 	}
 }
 
-/* @key's number in @json after @from, or -1. */
-static long long json_num(const char *json, const char *from, const char *key)
-{
-	char pat[64];
-	const char *p = strstr(json, from);
-
-	if (!p)
-		return -1;
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(p, pat);
-	return p ? atoll(p + strlen(pat)) : -1;
-}
-
 /* The capture's STATS: its session's overflows, all accounted for. */
 static void check_accounts(struct __test_metadata *_metadata, const char *cap,
 			   char *buf)
 {
-	static const char * const causes[] = {
-		"lost_full", "lost_nested", "lost_stopped", "lost_throttled",
-	};
-	long long ov, samples, lost = 0;
+	struct stats_json st;
 	char cmd[256];
-	unsigned int i;
 
 	snprintf(cmd, sizeof(cmd), KPROFCAT " -i %s --stats --json", cap);
 	ASSERT_EQ(0, slurp(cmd, buf, OUT_BYTES)) TH_LOG("%s: %s", cmd, buf);
-	ov = json_num(buf, "\"total\":", "overflows");
-	samples = json_num(buf, "\"total\":", "samples");
-	for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
-		lost += json_num(buf, "\"total\":", causes[i]);
-	ASSERT_LT(0, samples) TH_LOG("%s", buf);
-	EXPECT_EQ(ov, samples + lost) TH_LOG("%s", buf);
-	TH_LOG("%s: overflows %lld = samples %lld + lost %lld", cap, ov,
-	       samples, lost);
+	ASSERT_EQ(0, stats_json_parse(buf, &st)) TH_LOG("%s", buf);
+	ASSERT_LT(0, st.samples) TH_LOG("%s", buf);
+	EXPECT_EQ(st.overflows, st.samples + st.lost) TH_LOG("%s", buf);
+	/* The capture holds every sample the session delivered. */
+	EXPECT_EQ(st.samples, st.read) TH_LOG("%s", buf);
+	TH_LOG("%s: overflows %lld = samples %lld + lost %lld; %lld in the capture",
+	       cap, st.overflows, st.samples, st.lost, st.read);
 }
 
 /* The capture's samples: all of one process, the command's. */
