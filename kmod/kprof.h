@@ -212,6 +212,8 @@ struct kprof_session {
 	struct kprof_bufs	*bufs;
 	bool			running;
 	bool			starting;	/* START creating events */
+	/* START's disabled trial events, until the CPUs' events exist */
+	struct perf_event	*preflight[2];
 	struct hlist_node	hp_node;	/* cpuhp instance while running */
 	wait_queue_head_t	wq;		/* readers: poll(), read() */
 	/* The owner's, from START until the events are gone (kprof_file). */

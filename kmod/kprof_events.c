@@ -410,10 +410,14 @@ static void kprof_events_quiesce(struct kprof_session *s)
 }
 
 /*
- * Before any CPU's event: one disabled event on an online CPU, created and
- * released in process context, so that what the PMU refuses (its
- * event_init, a privilege check, kprof_throttle_check_event()) is refused
- * once, before the cpuhp callbacks start creating and rolling back.
+ * Before any CPU's event: one disabled event on an online CPU, created in
+ * process context, so that what the PMU refuses (its event_init, a
+ * privilege check, kprof_throttle_check_event()) is refused once, before
+ * the cpuhp callbacks start creating and rolling back.  Its events are
+ * released only after the session's events exist (kprof_events_preflight_put()):
+ * on some kernels (6.1-rt) releasing an event waits for an RCU grace
+ * period, and one CPU that does not pass one (a long preempt-disabled
+ * section) would keep every CPU's sampling from starting until it does.
  */
 /*
  * perf_event_open() refuses a frequency above the kernel's
@@ -422,9 +426,11 @@ static void kprof_events_quiesce(struct kprof_session *s)
  * the clocks turn their frequency into a period at event_init (attr.freq
  * cleared), so it asks a disabled dummy software event, which keeps it:
  * EINVAL exactly where perf_event_open() would say it, at the rate in
- * force now.  The dummy never counts and is gone before START goes on.
+ * force now.  The dummy never counts; kprof_events_preflight_put() releases
+ * it with the other trial event.
  */
-static int kprof_events_check_freq(struct kprof_session *s, unsigned int cpu)
+static int kprof_events_check_freq(struct kprof_session *s, unsigned int cpu,
+				   struct perf_event **dummyp)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -436,15 +442,13 @@ static int kprof_events_check_freq(struct kprof_session *s, unsigned int cpu)
 	};
 	const struct cred *old = override_creds(s->cred);
 	struct perf_event *dummy;
-	int ret;
 
 	dummy = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
 	revert_creds(old);
 	if (IS_ERR(dummy))
 		return PTR_ERR(dummy);
-	ret = perf_event_period(dummy, attr.sample_freq);
-	perf_event_release_kernel(dummy);
-	return ret;
+	*dummyp = dummy;
+	return perf_event_period(dummy, attr.sample_freq);
 }
 
 static long kprof_events_preflight_fn(void *arg)
@@ -460,18 +464,34 @@ static long kprof_events_preflight_fn(void *arg)
 	event = kprof_event_create(s, raw_smp_processor_id());
 	if (IS_ERR(event))
 		return PTR_ERR(event);
+	s->preflight[0] = event;
 	ret = kprof_throttle_check_event(event, s->attr.type);
-	perf_event_release_kernel(event);
 	if (!ret && s->attr.freq)
-		ret = kprof_events_check_freq(s, raw_smp_processor_id());
+		ret = kprof_events_check_freq(s, raw_smp_processor_id(),
+					      &s->preflight[1]);
 	return ret;
+}
+
+static void kprof_events_preflight_put(struct kprof_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(s->preflight); i++) {
+		if (s->preflight[i])
+			perf_event_release_kernel(s->preflight[i]);
+		s->preflight[i] = NULL;
+	}
 }
 
 /* On a kworker, like the cpuhp callbacks on their kthread. */
 static int kprof_events_preflight(struct kprof_session *s)
 {
-	return work_on_cpu(cpumask_first(cpu_online_mask),
-			   kprof_events_preflight_fn, s);
+	int ret = work_on_cpu(cpumask_first(cpu_online_mask),
+			      kprof_events_preflight_fn, s);
+
+	if (ret)
+		kprof_events_preflight_put(s);
+	return ret;
 }
 
 /* The owner's credentials and pid namespace, until the events are gone. */
@@ -568,6 +588,7 @@ int kprof_events_start(struct kprof_session *s, bool fresh,
 		ret = cpuhp_state_add_instance(kprof_hp_state, &s->hp_node);
 		WRITE_ONCE(s->starting, false);
 	}
+	kprof_events_preflight_put(s);
 	if (ret) {
 		/* The rollback released the events created before the failure. */
 		for_each_possible_cpu(cpu)

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -34,6 +35,7 @@
 
 #include "kselftest_harness.h"
 #include "expect.h"
+#include "kp_capture.h"
 
 #include "kprof_test.h"
 
@@ -435,18 +437,48 @@ TEST_F_TIMEOUT(knobs, errors_name_the_value_and_the_limit, 120)
 	}
 }
 
-/* perf record -p ends when its process does; so does kprofcat -p. */
+/*
+ * perf record -p ends when its process does; so does kprofcat -p.  The
+ * process spins until kprofcat's capture holds a sample of it (kprofcat
+ * sampled it, so its session started while the process lived: a START
+ * after the process is gone is ESRCH), then exits on its own.
+ */
 TEST_F_TIMEOUT(knobs, pid_run_ends_with_its_process, 120)
 {
+	static const char go[] = "/tmp/knobs_test.go";
 	static char out[1 << 16], err[8192];
+	pid_t target, releaser;
+	char cmd[256];
+	int status;
 
-	/*
-	 * Without the end it runs into the test's timeout.  SPIN is
-	 * kprofcat's child here, left a zombie when it ends: gone all the same.
-	 */
-	EXPECT_EQ(0, run("sh -c '" SPIN " 2 & exec " KPROFCAT " -F 199 -p $! --stats'",
-			 out, sizeof(out), err, sizeof(err))) TH_LOG("%s", err);
+	unlink(go);
+	unlink(CAP);
+	target = fork();
+	ASSERT_LE(0, target);
+	if (!target) {
+		/* Gone with the test, whatever ends it. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		while (access(go, F_OK))
+			;
+		_exit(0);
+	}
+	releaser = fork();
+	ASSERT_LE(0, releaser);
+	if (!releaser) {
+		int ok = !kp_capture_wait_samples(CAP);
+
+		close(open(go, O_CREAT | O_WRONLY, 0600));
+		_exit(ok ? 0 : 1);
+	}
+	/* Without the end it runs into the test's timeout. */
+	snprintf(cmd, sizeof(cmd), KPROFCAT " -F 997 -g -p %d -o " CAP " --stats", target);
+	EXPECT_EQ(0, run(cmd, out, sizeof(out), err, sizeof(err))) TH_LOG("%s", err);
 	EXPECT_NE(NULL, strstr(err, "[ kprofcat: ")) TH_LOG("%s", err);
+	ASSERT_EQ(releaser, waitpid(releaser, &status, 0));
+	EXPECT_EQ(0, status) TH_LOG("the capture never held a sample");
+	/* If kprofcat failed, the releaser has let the target go. */
+	ASSERT_EQ(target, waitpid(target, &status, 0));
+	unlink(go);
 }
 
 /*

@@ -45,6 +45,7 @@
 
 #include "grammar.h"
 #include "hot3_tally.h"
+#include "kp_capture.h"
 #include "stall_witness.h"
 
 #define KPROFCAT	"user/kprofcat"
@@ -292,75 +293,6 @@ static unsigned long count_stacks(char *text, const char *comm, const char *cons
 }
 
 /*
- * The whole SAMPLE records in capture PATH, counted from the format
- * (user/capture.h) without kprofcat's reader: sections up to the end of
- * the file, and in the RECORDS section the file ends in, the records
- * that end before it.  *CUT: whether the file lacks END.  -1: not a capture.
- */
-static long whole_samples(const char *path, int *cut)
-{
-	const struct kprof_record_header *h;
-	struct { uint32_t type, arg; uint64_t size; } sec;
-	size_t pos = 64, end, r;
-	const unsigned char *m;
-	long n = 0;
-	struct stat st;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0 || fstat(fd, &st) || st.st_size < 64)
-		return -1;
-	m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED || memcmp(m, "KPROFCAP", 8))
-		return -1;
-	*cut = 1;
-	while (st.st_size - pos >= sizeof(sec)) {
-		memcpy(&sec, m + pos, sizeof(sec));
-		pos += sizeof(sec);
-		if (sec.type == 7) {		/* END */
-			*cut = 0;
-			break;
-		}
-		end = sec.size < st.st_size - pos ? pos + sec.size : (size_t)st.st_size;
-		for (r = pos; sec.type == 4 && end - r >= sizeof(*h); r += h->size) {
-			h = (const void *)(m + r);
-			if (h->size < sizeof(*h) || h->size > end - r)
-				break;
-			n += h->type == KPROF_RECORD_SAMPLE;
-		}
-		pos += (sec.size + 7) & ~7ULL;
-		if (pos > (size_t)st.st_size)
-			break;
-	}
-	munmap((void *)m, st.st_size);
-	return n;
-}
-
-/*
- * Until kprofcat's capture @cap holds a SAMPLE record: its session
- * samples one CPU only, and kprofcat opens its side band before it
- * starts kprof, so from then on both record on that CPU.  Only kprofcat
- * can tell: its session belongs to its own open file, and another file
- * sees none of it (GET_INFO not running, zero counters).  The capture is
- * written as kprofcat reads (RECORDS sections through stdio: at -F 4000
- * with call chains, a buffer fills within milliseconds).  A fixed 2 s
- * sleep was not enough with 1 vCPU, where kprofcat's start-up (kallsyms,
- * /proc snapshot) took longer.  Progress, not a rate: the 30 s only turn
- * a recorder that never starts into a failure.
- */
-static int wait_sampling(const char *cap)
-{
-	int i, cut;
-
-	for (i = 0; i < 1500; i++) {
-		if (whole_samples(cap, &cut) > 0)
-			return 0;
-		usleep(20000);
-	}
-	return -1;
-}
-
-/*
  * @cpu's counters as kprofcat saved them in capture @cap (its STATS
  * section, GET_STATS of its own session after STOP), read back with
  * `kprofcat -i CAP --stats`: overflows, samples and the lost causes.
@@ -457,7 +389,16 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 	}
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ASSERT_EQ(0, wait_sampling(cap))
+	/*
+	 * Until the capture holds a SAMPLE: its session samples one CPU
+	 * only, and kprofcat opens its side band before it starts kprof, so
+	 * from then on both record on that CPU.  Only kprofcat can tell (its
+	 * session belongs to its own file).  At -F 4000 with call chains a
+	 * RECORDS section fills kprofcat's stdio buffer within milliseconds.
+	 * A fixed 2 s sleep was not enough with 1 vCPU, where kprofcat's
+	 * start-up (kallsyms, /proc snapshot) took longer.
+	 */
+	ASSERT_EQ(0, kp_capture_wait_samples(cap))
 		TH_LOG("kprofcat never delivered a sample on CPU %d", target);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	wait_ms = ms_between(&t0, &t1);
@@ -497,7 +438,7 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 	 */
 	ASSERT_EQ(0, capture_counters(cap, target, &k))
 		TH_LOG("no counters of CPU %d in %s", target, cap);
-	records = whole_samples(cap, &cut);
+	records = kp_capture_samples(cap, &cut);
 	TH_LOG("CPU %d: overflows %llu samples %llu lost full %llu nested %llu stopped %llu throttled %llu; the capture holds %ld SAMPLE records%s",
 	       target, k.overflows, k.samples, k.lost_full, k.lost_nested, k.lost_stopped,
 	       k.lost_throttled, records, cut ? " and no END" : "");
@@ -588,7 +529,7 @@ TEST_F_TIMEOUT(kprofcat, killed_recording_reads_to_the_cut, 120)
 		execl(KPROFCAT, "kprofcat", "-F", "1000", "-g", "-o", cap, (char *)NULL);
 		_exit(127);
 	}
-	for (i = 0; i < 600 && whole_samples(cap, &cut) < 1000; i++)
+	for (i = 0; i < 600 && kp_capture_samples(cap, &cut) < 1000; i++)
 		usleep(100 * 1000);
 	ASSERT_EQ(0, kill(rec, SIGKILL));
 	ASSERT_EQ(rec, waitpid(rec, &status, 0));
@@ -599,7 +540,7 @@ TEST_F_TIMEOUT(kprofcat, killed_recording_reads_to_the_cut, 120)
 	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
 		TH_LOG("status %#x", status);
 	ASSERT_EQ(0, stat(cap, &st));
-	want = whole_samples(cap, &cut);
+	want = kp_capture_samples(cap, &cut);
 	TH_LOG("killed after %.1f s: %lld bytes, %ld whole samples, %s", i / 10.0,
 	       (long long)st.st_size, want, cut ? "no END" : "END present");
 	ASSERT_GE(want, 1000) TH_LOG("the recording never got 1000 samples into its file");

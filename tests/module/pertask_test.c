@@ -53,6 +53,7 @@
 
 #include "kselftest_harness.h"
 
+#include "stats_json.h"
 #include "testpmu.h"
 
 #define FREQ		1000
@@ -615,19 +616,6 @@ TEST(pid_namespace)
 #define KPROFCAT	"user/kprofcat"
 #define SPIN		"tests/progs/spin"
 
-/* @key's number in @json after @from, or -1. */
-static long long json_num(const char *json, const char *from, const char *key)
-{
-	char pat[64];
-	const char *p = strstr(json, from);
-
-	if (!p)
-		return -1;
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(p, pat);
-	return p ? atoll(p + strlen(pat)) : -1;
-}
-
 /*
  * Run kprofcat with --stats --json and @args: its session's overflows are
  * its delivered samples plus the lost ones, all of which the reader got,
@@ -636,12 +624,8 @@ static long long json_num(const char *json, const char *from, const char *key)
 static void kprofcat_accounts(struct __test_metadata *_metadata,
 			      const char *args)
 {
-	long long ov, samples, lost = 0, rsamples, filtered;
-	static const char * const causes[] = {
-		"lost_full", "lost_nested", "lost_stopped", "lost_throttled",
-	};
 	char out[65536], cmd[512];
-	unsigned int i;
+	struct stats_json st;
 	size_t n;
 	FILE *p;
 
@@ -651,18 +635,13 @@ static void kprofcat_accounts(struct __test_metadata *_metadata,
 	n = fread(out, 1, sizeof(out) - 1, p);
 	out[n] = '\0';
 	ASSERT_EQ(0, pclose(p)) TH_LOG("%s", out);
-	ov = json_num(out, "\"total\":", "overflows");
-	samples = json_num(out, "\"total\":", "samples");
-	for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
-		lost += json_num(out, "\"total\":", causes[i]);
-	rsamples = json_num(out, "\"reader\":", "samples");
-	filtered = json_num(out, "\"reader\":", "filtered");
-	ASSERT_LT(0, samples) TH_LOG("%s", out);
-	EXPECT_EQ(ov, samples + lost) TH_LOG("%s", out);
-	EXPECT_EQ(samples, rsamples) TH_LOG("%s", out);
-	EXPECT_EQ(0, filtered) TH_LOG("%s", out);
+	ASSERT_EQ(0, stats_json_parse(out, &st)) TH_LOG("%s", out);
+	ASSERT_LT(0, st.samples) TH_LOG("%s", out);
+	EXPECT_EQ(st.overflows, st.samples + st.lost) TH_LOG("%s", out);
+	EXPECT_EQ(st.samples, st.read) TH_LOG("%s", out);
+	EXPECT_EQ(0, st.filtered) TH_LOG("%s", out);
 	TH_LOG("%s: overflows %lld = samples %lld + lost %lld; reader %lld, filtered %lld",
-	       args, ov, samples, lost, rsamples, filtered);
+	       args, st.overflows, st.samples, st.lost, st.read, st.filtered);
 }
 
 TEST_F_TIMEOUT(task, kprofcat_cmd_only, 60)
