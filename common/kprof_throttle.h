@@ -53,6 +53,13 @@
 #define KPROF_THROTTLE_MAX_HZ			1000000
 /* kprof_throttle_cpu.tick before the first interrupt */
 #define KPROF_THROTTLE_NO_TICK			(~0ULL)
+/* core.c's MAX_INTERRUPTS: hw.interrupts of an event the kernel throttled */
+#define KPROF_THROTTLE_MAX_INTERRUPTS		(~0ULL)
+/*
+ * Events of one per-task session whose per-tick state one CPU keeps at
+ * once (struct kprof_throttle_evs).
+ */
+#define KPROF_THROTTLE_EVENTS			8
 
 /* What one overflow interrupt may do, from kprof_throttle_interrupt(). */
 enum kprof_throttle_verdict {
@@ -99,6 +106,30 @@ struct kprof_throttle_count {
 	__u64	interrupts;		/* hwc->interrupts in that tick */
 	__u32	throttled;		/* hwc->interrupts == MAX_INTERRUPTS */
 	__u32	would_throttle;		/* shadow: reported in this tick */
+};
+
+/*
+ * One event's state on a CPU as kprof.ko sees it at its overflows: its
+ * per-tick count, and what kprof knows of the kernel's hw.interrupts,
+ * which kprof.ko may write (kprof_throttle_end() arms the kernel's own
+ * stop of a fixed-period PMU event).
+ */
+struct kprof_throttle_ev {
+	__u64	key;			/* the event (its address); 0: free */
+	struct kprof_throttle_count count;
+	__u64	armed_tick;		/* hw.interrupts armed in this tick */
+	__u32	kthrottled;		/* the kernel's limit tripped at its last */
+};
+
+/*
+ * A per-task session's events on one CPU: the kernel counts per event,
+ * and a per-task session has one event per task of its target, several
+ * of which may take turns on a CPU within a tick.  kprof_throttle_event_of()
+ * finds an event's slot.
+ */
+struct kprof_throttle_evs {
+	struct kprof_throttle_ev ev[KPROF_THROTTLE_EVENTS];
+	__u32	next;			/* the slot taken last when all are busy */
 };
 
 /* What perf_sample_event_took() reports when it lowers the rate. */
@@ -296,6 +327,122 @@ static inline void kprof_throttle_count_init(struct kprof_throttle_count *c)
 	c->would_throttle = 0;
 }
 
+/* An event's slot before its first interrupt, and nothing armed. */
+static inline void kprof_throttle_event_init(struct kprof_throttle_ev *e,
+					     __u64 key)
+{
+	e->key = key;
+	kprof_throttle_count_init(&e->count);
+	e->armed_tick = KPROF_THROTTLE_NO_TICK;
+	e->kthrottled = 0;
+}
+
+/* A CPU's table of a per-task session's events, all slots free. */
+static inline void kprof_throttle_events_init(struct kprof_throttle_evs *t)
+{
+	__u32 i;
+
+	for (i = 0; i < KPROF_THROTTLE_EVENTS; i++)
+		kprof_throttle_event_init(&t->ev[i], 0);
+	t->next = 0;
+}
+
+/*
+ * How much slot @e, of another event than the one interrupting in @tick,
+ * still holds: nothing when it is free or of an earlier tick (a count and
+ * an arming never outlive their tick on this CPU, whose ticks only move
+ * on); a count in @tick that the kernel's count of its event stands in
+ * for at its next interrupt (kprof_throttle_interrupt_counted()); or a
+ * throttle, an arming or a shadow report of @tick, which only the slot
+ * knows.
+ */
+enum kprof_throttle_holds {
+	KPROF_THROTTLE_HOLDS_NOTHING,
+	KPROF_THROTTLE_HOLDS_COUNT,
+	KPROF_THROTTLE_HOLDS_STATE,
+};
+
+static inline enum kprof_throttle_holds
+kprof_throttle_event_holds(const struct kprof_throttle_ev *e, __u64 tick)
+{
+	if (!e->key || e->count.tick != tick)
+		return KPROF_THROTTLE_HOLDS_NOTHING;
+	if (e->count.throttled || e->count.would_throttle ||
+	    e->armed_tick == tick)
+		return KPROF_THROTTLE_HOLDS_STATE;
+	return KPROF_THROTTLE_HOLDS_COUNT;
+}
+
+/*
+ * The slot of event @key (non-zero), at its interrupt in @tick: its own;
+ * or a new one, in a slot that holds nothing, else one that holds only a
+ * count, else, when every slot holds a throttled or armed event of this
+ * tick, the next in turn.  Exact while at most KPROF_THROTTLE_EVENTS
+ * events of a session are throttled or armed on one CPU in one tick: an
+ * event whose slot was taken counts on from the kernel's count, but its
+ * throttle or arming is forgotten (a throttle is tripped again, an armed
+ * stop is taken for the kernel's own).
+ */
+static inline struct kprof_throttle_ev *
+kprof_throttle_event_of(struct kprof_throttle_evs *t, __u64 key, __u64 tick)
+{
+	struct kprof_throttle_ev *best = NULL;
+	enum kprof_throttle_holds least = KPROF_THROTTLE_HOLDS_STATE, h;
+	__u32 i;
+
+	for (i = 0; i < KPROF_THROTTLE_EVENTS; i++) {
+		if (t->ev[i].key == key)
+			return &t->ev[i];
+		h = kprof_throttle_event_holds(&t->ev[i], tick);
+		if (h < least) {
+			least = h;
+			best = &t->ev[i];
+		}
+	}
+	if (!best) {
+		best = &t->ev[t->next];
+		t->next = (t->next + 1) % KPROF_THROTTLE_EVENTS;
+	}
+	kprof_throttle_event_init(best, key);
+	return best;
+}
+
+/*
+ * The kernel's own per-tick limit at one interrupt of event @e:
+ * @kcount and @tick are the event's hw.interrupts and hw.interrupts_seq
+ * after __perf_event_account_interrupt() counted this interrupt.  Returns
+ * whether this interrupt tripped the kernel's limit: kcount is
+ * MAX_INTERRUPTS and not because kprof.ko armed it in this tick
+ * (kprof_throttle_armed()), as MAX_INTERRUPTS - 1 + 1.
+ *
+ * A MAX_INTERRUPTS seen at an interrupt is always this interrupt's: the
+ * kernel stops the event where its limit trips, and only its restart (the
+ * tick's, in a later hw.interrupts_seq, or event_sched_in()'s) lets it
+ * overflow again, which clears MAX_INTERRUPTS first; an interrupt of an
+ * event left running in the same tick would wrap the count to 0.  So
+ * with the kernel's limit at one per tick, every tick's first interrupt
+ * trips it anew, and is a throttle of its own, as perf logs one per tick.
+ */
+static inline bool kprof_throttle_kernel_tripped(struct kprof_throttle_ev *e,
+						 __u64 kcount, __u64 tick)
+{
+	bool armed = e->armed_tick == tick;
+
+	e->armed_tick = KPROF_THROTTLE_NO_TICK;
+	e->kthrottled = kcount == KPROF_THROTTLE_MAX_INTERRUPTS;
+	return e->kthrottled && !armed;
+}
+
+/*
+ * kprof.ko armed the kernel's stop of event @e at its next interrupt in
+ * @tick, writing hw.interrupts = MAX_INTERRUPTS - 1.
+ */
+static inline void kprof_throttle_armed(struct kprof_throttle_ev *e,
+					__u64 tick)
+{
+	e->armed_tick = tick;
+}
+
 /* The average perf_sample_event_took() compares: running_len / 128. */
 static inline __u64 kprof_throttle_avg_ns(const struct kprof_throttle_cpu *c)
 {
@@ -436,6 +583,45 @@ kprof_throttle_stops_next(const struct kprof_throttle_limits *l,
 	default:	/* KPROF_THROTTLE_GE */
 		return c->interrupts + 1 >= max;
 	}
+}
+
+/*
+ * One interrupt of an event whose per-tick count the kernel keeps too
+ * (the events of a per-task session): as kprof_throttle_interrupt_in(),
+ * but counted as the kernel counts it.  @kcount is the event's
+ * hw.interrupts after __perf_event_account_interrupt() counted this
+ * interrupt in @tick: the kernel's own count of this event in its tick,
+ * started anew (1) at the CPU's next tick, on another CPU (whose tick
+ * count the event's is compared with), and after a throttle the kernel
+ * lifted when the event was scheduled in again.  The count follows it, so
+ * the event's limit trips where the kernel's would at the same limit.
+ * @kcount is no count when it is 0 or at MAX_INTERRUPTS - 1 or above: the
+ * kernel's or kprof.ko's throttle wrote it; the count then goes on from
+ * @c's, which knows whether kprof throttled the event or armed the
+ * kernel's stop for this interrupt.
+ */
+static inline enum kprof_throttle_verdict
+kprof_throttle_interrupt_counted(const struct kprof_throttle_limits *l,
+				 struct kprof_throttle_count *c, __u64 tick,
+				 __u64 tick_start_ns, __u64 kcount)
+{
+	if (kcount && kcount < KPROF_THROTTLE_MAX_INTERRUPTS - 1) {
+		if (kcount == 1 || tick != c->tick) {
+			/* A new count: a new tick, or restarted within one. */
+			kprof_throttle_count_init(c);
+			if (kcount > 1) {
+				/* Counted before @c was this event's. */
+				c->tick = tick;
+				c->tick_start_ns = tick_start_ns;
+			}
+		} else if (c->throttled) {
+			/* Throttled by kprof and left running (clock events). */
+			c->interrupts = kcount;
+			return KPROF_THROTTLE_SUPPRESSED;
+		}
+		c->interrupts = kcount - 1;
+	}
+	return kprof_throttle_interrupt_in(l, c, tick, tick_start_ns);
 }
 
 /* The same, in ticks of @now_ns: local_clock() / TICK_NSEC. */

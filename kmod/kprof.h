@@ -3,14 +3,36 @@
  * kprof.h - private declarations shared by the files of kprof.ko.
  *
  * Who owns what:
- *  - struct kprof_state (one, "kprof") is the control state, changed only
- *    under kprof.lock from ioctl/open/release, read without the lock by the
- *    cpuhp callbacks while sampling runs (it is frozen then).
- *  - struct kprof_cpu (per CPU, module lifetime) is the producer's state:
- *    the overflow handler of that CPU and the throttle's deferred work on
- *    it (irq_work, hrtimer) are its only writers while it is active; the
+ *  - struct kprof_state (one, "kprof") is the global control state: the
+ *    mutexes, the throttle knobs (global, as the kernel's sysctls are),
+ *    the default configuration (the insmod parameters) and the list and
+ *    counts of sessions.  All change under kprof.lock.
+ *  - struct kprof_session (kprof_session.c) is everything of one profiling
+ *    session: configuration, buffers, cpuhp instance, wait queue, the
+ *    owner's credentials and a per-CPU struct kprof_cpu.  One open file
+ *    (struct kprof_file) owns it, from its first SET_CONFIG or START to
+ *    its release; no other file can reach it.  Changed only under
+ *    kprof.lock from ioctl/release, read without the lock by its cpuhp
+ *    callbacks and handlers while it runs (frozen then).
+ *  - struct kprof_cpu (per session and CPU, the session's lifetime) is
+ *    the producer of one CPU: the overflow handler of the session's
+ *    events on that CPU and the throttle's deferred work of its event
+ *    (irq_work, hrtimer) are its only writers while it is active; the
  *    control path touches it only once the producer is quiesced (before
- *    START, after STOP).
+ *    START, after STOP).  A CPU session has one event per CPU, whose
+ *    overflow_handler_context is that CPU's producer.  A per-task session
+ *    (KPROF_TARGET_TASK) has one event on its target and the events
+ *    inherited from it by the tasks the target creates, all with the
+ *    session as overflow_handler_context; they run wherever their tasks
+ *    run, and the handler writes the producer of the CPU it runs on.
+ *    Either way at most one of a session's events is active on a CPU at
+ *    a time (a task's events are active only while it runs), so a
+ *    session's handler never nests in itself on a CPU, and its scratch
+ *    record is not shared with any other handler, whichever other
+ *    session's may interrupt it.
+ *  - kprof_cost (per CPU, module lifetime) is the CPU's handler cost
+ *    average, shared by every session's event on the CPU, as the
+ *    kernel's running_sample_length is shared by every event.
  *  - struct kprof_bufs is the set of per-CPU ring buffers, refcounted: the
  *    device holds one reference, every mapping and every read() in flight
  *    another, so a buffer is freed only when nobody can reach it.
@@ -23,7 +45,9 @@
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/pid_namespace.h>
 #include <linux/types.h>
@@ -105,6 +129,8 @@ struct kprof_buf {
 	/* The page's sequence count, kept here: see kprof_counters.c */
 	u32			lock_seq;
 	struct irq_work		wakeup;		/* wakes readers, never from NMI directly */
+	/* The producer writing it, set while it is a session's target. */
+	struct kprof_cpu	*producer;
 };
 
 struct kprof_bufs {
@@ -122,7 +148,11 @@ struct kprof_bufs {
 	struct kprof_buf	cpu[];
 };
 
+struct kprof_session;
+
 struct kprof_cpu {
+	struct kprof_session	*session;	/* whose it is, for its life */
+	unsigned int		cpu;
 	/* Control path (kprof.lock or this CPU's cpuhp callback). */
 	struct perf_event	*event;
 	struct kprof_buf	*buf;		/* producer's target while active */
@@ -139,16 +169,17 @@ struct kprof_cpu {
 	 * kprof's throttle: the handler decides, then defers what cannot be
 	 * done from inside an hrtimer callback or an NMI: stopping the event
 	 * (thr_stop, irq_work) and restarting it at the next tick (thr_timer,
-	 * armed by thr_stop).  cost (the CPU's average, which every event on
-	 * it would share, as the kernel's running_sample_length), thr (the
-	 * event's per-tick count) and the flags are written only on this CPU.
+	 * armed by thr_stop).  The per-tick state is per event, as the
+	 * kernel's hw.interrupts: a CPU session's one event's in thr, a
+	 * per-task session's events' on this CPU in thr_task, thr_cur the
+	 * one of the overflow being handled.  Written only on this CPU; the
+	 * CPU's cost average, which every session's event on it shares, is
+	 * kprof_cost.  Keys are event addresses, compared, never dereferenced.
 	 */
-	struct kprof_throttle_cpu cost;
-	struct kprof_throttle_count thr;
+	struct kprof_throttle_ev thr;
+	struct kprof_throttle_evs thr_task;
+	struct kprof_throttle_ev *thr_cur;
 	bool			thr_stopped;	/* kprof stopped the event */
-	bool			kthrottled;	/* the kernel's limit holds it */
-	bool			thr_armed;	/* kprof_throttle_end() armed it */
-	u64			thr_armed_seq;	/* in this hw.interrupts_seq */
 	bool			thr_open;	/* THROTTLE written, no UNTHROTTLE */
 	struct irq_work		thr_stop;
 	struct hrtimer		thr_timer;
@@ -165,21 +196,55 @@ struct kprof_cpu {
 	u64			scratch[KPROF_SAMPLE_MAX_SIZE / sizeof(u64)];
 };
 
-struct kprof_state {
-	struct mutex		lock;		/* the control path, see kprof_cdev.c */
+/* One profiling session: see the top and kprof_session.c. */
+struct kprof_session {
+	struct list_head	node;		/* in kprof.sessions */
+	bool			has_run;	/* a START succeeded: buffers carry on */
+	/*
+	 * Serializes read()'s copies with each other and with START's
+	 * emptying of the buffers (taken inside kprof.lock there, without
+	 * it in read(), which may fault on user memory under it).
+	 */
+	struct mutex		read_lock;
 	struct kprof_config	config;		/* validated */
-	struct kprof_throttle_limits limits;	/* knobs, see SET_THROTTLE */
-	u32			throttle_flags;	/* KPROF_THROTTLE_F_* */
 	struct perf_event_attr	attr;		/* built at START */
 	cpumask_var_t		cpus;		/* CPUs the config selects */
 	struct kprof_bufs	*bufs;
 	bool			running;
 	bool			starting;	/* START creating events */
+	/* START's disabled trial events, until the CPUs' events exist */
+	struct perf_event	*preflight[2];
 	struct hlist_node	hp_node;	/* cpuhp instance while running */
 	wait_queue_head_t	wq;		/* readers: poll(), read() */
 	/* The owner's, from START until the events are gone (kprof_file). */
 	const struct cred	*cred;		/* events are created under it */
 	struct pid_namespace	*pid_ns;	/* SAMPLE pids are of this one */
+	struct kprof_cpu __percpu *pcpu;	/* the producers, one per CPU */
+	/*
+	 * A per-task session's events while it runs: its target's, then
+	 * with KPROF_TARGET_THREADS those of the target's other threads (the
+	 * events inherited from them are the kernel's: they go with their
+	 * tasks, or when their parent is released).  NULL otherwise.
+	 */
+	struct perf_event	**task_events;
+	unsigned int		nr_task_events;
+};
+
+/* Does @s sample a task and its descendants rather than CPUs? */
+static inline bool kprof_session_per_task(const struct kprof_session *s)
+{
+	return s->config.target_flags & KPROF_TARGET_TASK;
+}
+
+struct kprof_state {
+	struct mutex		lock;		/* the control path, see kprof_cdev.c */
+	/* What ->mmap needs, a leaf lock: see kprof_session.c */
+	struct mutex		map_lock;
+	struct kprof_throttle_limits limits;	/* knobs, see SET_THROTTLE */
+	u32			throttle_flags;	/* KPROF_THROTTLE_F_* */
+	struct kprof_config	defconfig;	/* a new session's, validated */
+	struct list_head	sessions;	/* every file's session */
+	unsigned int		nr_running;	/* sessions with events */
 };
 
 /* One open file of /dev/kprof; privilege is decided at open(). */
@@ -192,6 +257,11 @@ struct kprof_file {
 	 */
 	const struct cred	*cred;
 	struct pid_namespace	*pid_ns;
+	/*
+	 * Its session, NULL until its first SET_CONFIG or START; then set
+	 * for the file's life, under kprof.lock and kprof.map_lock.
+	 */
+	struct kprof_session	*session;
 };
 
 /*
@@ -211,7 +281,24 @@ static inline void kprof_pending_add(struct kprof_cpu *c, unsigned int kind,
 /* kprof_state.c */
 extern struct kprof_state kprof;
 extern uint kprof_mlock_kb;	/* the mlock_kb parameter, see kprof_buffer.c */
-extern struct kprof_cpu __percpu *kprof_pcpu;
+extern uint kprof_max_sessions;	/* the max_sessions parameter */
+DECLARE_PER_CPU(struct kprof_throttle_cpu, kprof_cost);
+
+/* Does any session sample?  Context: kprof.lock held. */
+static inline bool kprof_sessions_running(void)
+{
+	lockdep_assert_held(&kprof.lock);
+	return kprof.nr_running;
+}
+
+/* kprof_session.c */
+struct kprof_bufs *kprof_session_set_bufs(struct kprof_session *s,
+					  struct kprof_bufs *bufs);
+int kprof_session_configure(struct kprof_file *f,
+			    const struct kprof_config *cfg);
+int kprof_session_start(struct kprof_file *f);
+void kprof_session_stop(struct kprof_file *f);
+void kprof_session_release(struct kprof_file *f);
 
 /* kprof_buffer.c */
 struct kprof_bufs *kprof_bufs_alloc(u32 pages, u32 watermark,
@@ -253,9 +340,9 @@ int kprof_config_validate(const struct kprof_config *cfg);
 void kprof_config_cpus(const struct kprof_config *cfg, struct cpumask *mask);
 int kprof_events_init(void);
 void kprof_events_exit(void);
-int kprof_events_start(bool fresh, const struct cred *cred,
-		       struct pid_namespace *pid_ns);
-void kprof_events_stop(void);
+int kprof_events_start(struct kprof_session *s, bool fresh,
+		       const struct cred *cred, struct pid_namespace *pid_ns);
+void kprof_events_stop(struct kprof_session *s);
 
 /* kprof_ustack.c: the user registers and stack of DWARF call chains */
 struct kprof_ustack {
@@ -265,18 +352,26 @@ struct kprof_ustack {
 
 unsigned int kprof_ustack_regs(struct pt_regs *regs, u64 *out,
 			       struct kprof_ustack *u);
-u32 kprof_ustack_size(struct kprof_ustack *u, u32 other, unsigned long room);
+u32 kprof_ustack_size(struct kprof_ustack *u, u32 other, unsigned long room,
+		      u32 max_size);
 void kprof_ustack_put(struct kprof_buf *b, unsigned long rec,
 		      unsigned long pos, const struct kprof_ustack *u);
 
 /* kprof_sample.c */
 void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs);
+void kprof_overflow_task(struct perf_event *event,
+			 struct perf_sample_data *data, struct pt_regs *regs);
+
+/* kprof_target.c */
+int kprof_target_start(struct kprof_session *s);
+void kprof_target_stop(struct kprof_session *s);
 
 /* kprof_counters.c */
 void kprof_counters_fill(struct kprof_counters *dst, struct kprof_cpu *c);
 void kprof_counters_publish(struct kprof_cpu *c);
-void kprof_counters_stats(unsigned int cpu, struct kprof_cpu_stats *st);
+void kprof_counters_stats(struct kprof_session *s, unsigned int cpu,
+			  struct kprof_cpu_stats *st);
 void kprof_counters_clear_page(struct kprof_buf *b);
 void kprof_counters_reset(struct kprof_cpu *c, bool fresh);
 void kprof_limits_publish(struct kprof_buf *b);
@@ -291,6 +386,8 @@ void kprof_throttle_after(struct kprof_cpu *c, struct perf_event *event,
 void kprof_throttle_end(struct kprof_cpu *c, struct perf_event *event);
 int kprof_throttle_check_event(struct perf_event *event, u32 type);
 void kprof_throttle_init_cpus(void);
+void kprof_throttle_init(struct kprof_cpu *c);
+void kprof_throttle_reset_cost(unsigned int cpu);
 void kprof_throttle_reset(struct kprof_cpu *c);
 void kprof_throttle_quiesce(struct kprof_cpu *c);
 

@@ -36,11 +36,16 @@
 static void kprof_buffer_wakeup_work(struct irq_work *work)
 {
 	struct kprof_buf *b = container_of(work, struct kprof_buf, wakeup);
-	struct kprof_cpu *c = this_cpu_ptr(kprof_pcpu);
+	/*
+	 * Queued by the producer, which STOP and SET_CONFIG wait for
+	 * (irq_work_sync()) before they detach it: set here.
+	 */
+	struct kprof_cpu *c = b->producer;
 
-	if (c->buf == b)
-		kprof_counters_publish(c);
-	wake_up_all(&kprof.wq);
+	if (WARN_ON_ONCE(!c))
+		return;
+	kprof_counters_publish(c);
+	wake_up_all(&c->session->wq);
 }
 
 /**

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kprof_cdev.c - the /dev/kprof character device: open, release, mmap,
- * poll, read and the ioctl dispatch.
+ * poll, read and the ioctl dispatch.  Each open file acts on its own
+ * session only (kprof_session.c).
  *
- * Locking: kprof.lock serializes the control path (ioctls, open,
- * release).  Nothing that can fault on user memory runs under it: ioctls
- * copy in before taking it and copy out after dropping it, and read() only
- * takes a reference on the buffers under it.  ->mmap, called with
- * mmap_lock held, takes kprof_map_lock instead (see there).  poll() takes
- * no lock: STOP holds kprof.lock across synchronize_rcu() and CPU
+ * Locking: kprof.lock serializes the control path (ioctls, release).
+ * Nothing that can fault on user memory runs under it: ioctls copy in
+ * before taking it and copy out after dropping it, and read() only takes
+ * a reference on the buffers under it.  ->mmap, called with mmap_lock
+ * held, takes kprof.map_lock instead (kprof_session.c says why).  poll()
+ * takes no lock: STOP holds kprof.lock across synchronize_rcu() and CPU
  * hotplug, and a poller must not wait for that (see kprof_poll()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -30,69 +31,8 @@
 #include "kprof.h"
 #include "kprof_compat.h"
 
-/*
- * Serializes read()'s copies with each other and with START's emptying of
- * the buffers for a new owner (taken inside kprof.lock there, without it
- * in read(), which may fault on user memory under it).
- */
-static DEFINE_MUTEX(kprof_read_lock);
-
 /* The group granted access by the group= parameter, or INVALID_GID. */
 static kgid_t kprof_group;
-
-/*
- * kprof_map_lock: what ->mmap needs (the owner, the buffer set, the
- * mapping counts START and SET_CONFIG check).  ->mmap runs under
- * mmap_lock, and kprof.lock is held while START, STOP and GET_INFO take
- * cpu_hotplug_lock, which perf core orders before mmap_lock
- * (cpu_hotplug_lock -> pmus_lock -> cpuctx_mutex, and perf's ioctls copy
- * to user under cpuctx_mutex).  Taking kprof.lock in ->mmap closed that
- * circle (lockdep on the debug kernel: mmap_lock -> kprof.lock ->
- * cpu_hotplug_lock -> pmus_lock -> cpuctx_mutex -> mmap_lock).  This one
- * is a leaf: taken inside kprof.lock or mmap_lock, nothing taken under it.
- * kprof_owner and kprof.bufs change under both locks; either one is
- * enough to read them.
- */
-static DEFINE_MUTEX(kprof_map_lock);
-
-/*
- * The file that started the running session, NULL while stopped (set just
- * before the events start, so no other file maps the buffers meanwhile).
- * Only it may stop, reconfigure or drain the session.
- */
-static struct kprof_file *kprof_owner;
-
-/*
- * The file whose session the buffers hold, from its START until it is
- * released (so it may drain them after STOP), NULL when they hold none.
- * Only it may map or read() them: an earlier session's records are its
- * owner's, whoever opens the device next.  Changes under both locks.
- */
-static struct kprof_file *kprof_data_owner;
-
-/* -EBUSY if a session runs (or starts) that @f did not start. */
-static int kprof_check_owner(struct kprof_file *f)
-{
-	lockdep_assert(lockdep_is_held(&kprof.lock) ||
-		       lockdep_is_held(&kprof_map_lock));
-	return kprof_owner && kprof_owner != f ? -EBUSY : 0;
-}
-
-/* -EBUSY if the buffers hold a session of a file other than @f. */
-static int kprof_check_reader(struct kprof_file *f)
-{
-	lockdep_assert(lockdep_is_held(&kprof.lock) ||
-		       lockdep_is_held(&kprof_map_lock));
-	return kprof_data_owner && kprof_data_owner != f ? -EBUSY : 0;
-}
-
-static void kprof_set_owner(struct kprof_file *f)
-{
-	lockdep_assert_held(&kprof.lock);
-	mutex_lock(&kprof_map_lock);
-	kprof_owner = f;
-	mutex_unlock(&kprof_map_lock);
-}
 
 /* ---- ioctl helpers ---- */
 
@@ -131,30 +71,12 @@ static int kprof_copy_out(void __user *uarg, u32 usize, const void *src,
 	return 0;
 }
 
-/*
- * Install @bufs; returns the set it replaces, whose reference the caller
- * drops after synchronize_rcu(), once no kprof_poll() can be looking at
- * it.  A read() in flight holds its own reference until it is done.
- */
-static struct kprof_bufs *kprof_bufs_replace(struct kprof_bufs *bufs)
-{
-	struct kprof_bufs *old = kprof.bufs;
-	unsigned int cpu;
-
-	lockdep_assert_held(&kprof.lock);
-	lockdep_assert_held(&kprof_map_lock);
-	/* The new set whole before kprof_poll() can load it. */
-	smp_store_release(&kprof.bufs, bufs);
-	for_each_possible_cpu(cpu)
-		per_cpu_ptr(kprof_pcpu, cpu)->buf = &bufs->cpu[cpu];
-	return old;
-}
-
 /* ---- ioctls ---- */
 
-static long kprof_ioc_get_info(void __user *uarg)
+static long kprof_ioc_get_info(struct kprof_file *f, void __user *uarg)
 {
 	struct kprof_info info = {};
+	struct kprof_session *s;
 	unsigned int cpu;
 	u32 usize;
 	int ret;
@@ -171,16 +93,27 @@ static long kprof_ioc_get_info(void __user *uarg)
 	info.tick_nsec = TICK_NSEC;
 
 	mutex_lock(&kprof.lock);
-	info.mmap_stride = kprof.bufs->region_size;
-	info.data_size = (u64)kprof.bufs->pages << PAGE_SHIFT;
-	if (kprof.running)
+	s = f->session;
+	if (!s) {
+		/* The layout the first START's session will have. */
+		info.data_size = (u64)kprof.defconfig.buffer_pages << PAGE_SHIFT;
+		info.mmap_stride = PAGE_SIZE + info.data_size;
+		goto unlock;
+	}
+	info.mmap_stride = s->bufs->region_size;
+	info.data_size = (u64)s->bufs->pages << PAGE_SHIFT;
+	if (s->running)
 		info.flags |= KPROF_INFO_RUNNING;
-	/* Events come and go with hotplug, under the hotplug lock. */
+	/*
+	 * Events come and go with hotplug, under the hotplug lock; a
+	 * per-task session's may overflow on every CPU while it runs.
+	 */
 	cpus_read_lock();
 	for_each_possible_cpu(cpu)
-		if (per_cpu_ptr(kprof_pcpu, cpu)->event)
+		if (per_cpu_ptr(s->pcpu, cpu)->event || s->task_events)
 			info.online_mask[cpu / 64] |= 1ULL << (cpu % 64);
 	cpus_read_unlock();
+unlock:
 	mutex_unlock(&kprof.lock);
 
 	return kprof_copy_out(uarg, usize, &info, sizeof(info));
@@ -188,73 +121,18 @@ static long kprof_ioc_get_info(void __user *uarg)
 
 static long kprof_ioc_set_config(struct kprof_file *f, void __user *uarg)
 {
-	struct kprof_bufs *bufs, *old = NULL;
 	struct kprof_config cfg;
-	cpumask_var_t cpus;
-	bool mapped;
 	int ret;
 
 	ret = kprof_copy_in(&cfg, sizeof(cfg), uarg, KPROF_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
 	cfg.size = sizeof(cfg);
-	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
-		return -ENOMEM;
-
-	mutex_lock(&kprof.lock);
-	/*
-	 * A stopped session's buffers stay its file's until that file is
-	 * released or STARTs again: it may still be draining them with
-	 * read(), which would find new, empty buffers in their place.
-	 */
-	if (kprof.running || kprof_check_reader(f)) {
-		ret = -EBUSY;
-		goto unlock;
-	}
-	ret = kprof_config_validate(&cfg);
-	if (ret)
-		goto unlock;
-
-	/*
-	 * New buffers for other sizes or more CPUs; for fewer, unless they
-	 * are mapped: mapped pages cannot change under the reader, and the
-	 * CPUs dropped keep a buffer nothing writes.
-	 */
-	kprof_config_cpus(&cfg, cpus);
-	/* No mmap of the set being replaced, between the check and the swap. */
-	mutex_lock(&kprof_map_lock);
-	mapped = atomic_read(&kprof.bufs->mapped);
-	if (cfg.buffer_pages != kprof.bufs->pages ||
-	    !cpumask_subset(cpus, &kprof.bufs->cpus) ||
-	    (!mapped && !cpumask_equal(cpus, &kprof.bufs->cpus))) {
-		if (mapped) {
-			ret = -EBUSY;
-			goto unlock_map;
-		}
-		bufs = kprof_bufs_alloc(cfg.buffer_pages, cfg.watermark, cpus);
-		if (IS_ERR(bufs)) {
-			ret = PTR_ERR(bufs);
-			goto unlock_map;
-		}
-		old = kprof_bufs_replace(bufs);
-	} else {
-		kprof_bufs_set_watermark(kprof.bufs, cfg.watermark);
-	}
-	kprof.config = cfg;
-unlock_map:
-	mutex_unlock(&kprof_map_lock);
-unlock:
-	mutex_unlock(&kprof.lock);
-	free_cpumask_var(cpus);
-	if (old) {
-		/* kprof_poll() reads kprof.bufs in an RCU read-side section. */
-		synchronize_rcu();
-		kprof_bufs_put(old);
-	}
-	return ret;
+	return kprof_session_configure(f, &cfg);
 }
 
-static long kprof_ioc_get_config(void __user *uarg)
+/* The caller's session's, or what its first START would use. */
+static long kprof_ioc_get_config(struct kprof_file *f, void __user *uarg)
 {
 	struct kprof_config cfg;
 	u32 usize;
@@ -264,90 +142,16 @@ static long kprof_ioc_get_config(void __user *uarg)
 	if (ret)
 		return ret;
 	mutex_lock(&kprof.lock);
-	cfg = kprof.config;
+	cfg = f->session ? f->session->config : kprof.defconfig;
 	mutex_unlock(&kprof.lock);
 	return kprof_copy_out(uarg, usize, &cfg, sizeof(cfg));
 }
 
 /*
- * A START that failed leaves no session: the buffers it emptied for a new
- * owner are nobody's, as after a release, so the next file may configure
- * them; those of a same-file START stay that file's to drain.
+ * The counters of the caller's session; a file without one gets zeroes,
+ * and the limits in force.
  */
-static void kprof_start_failed(bool fresh)
-{
-	lockdep_assert_held(&kprof.lock);
-	mutex_lock(&kprof_map_lock);
-	kprof_owner = NULL;
-	if (fresh)
-		kprof_data_owner = NULL;
-	mutex_unlock(&kprof_map_lock);
-}
-
-/*
- * The starting file owns the session.  Buffers another file maps would
- * let it drain the session: refused, as a running session refuses such
- * mappings (kprof_mmap()).
- */
-static long kprof_ioc_start(struct kprof_file *f)
-{
-	int ret = -EBUSY;
-	bool fresh;
-
-	mutex_lock(&kprof.lock);
-	mutex_lock(&kprof_map_lock);
-	if (kprof.running ||
-	    atomic_read(&kprof.bufs->mapped) != atomic_read(&f->mapped)) {
-		mutex_unlock(&kprof_map_lock);
-		goto unlock;
-	}
-	/* From here other files' mmap() and read() are refused. */
-	kprof_owner = f;
-	fresh = kprof_data_owner != f;
-	kprof_data_owner = f;
-	mutex_unlock(&kprof_map_lock);
-	/*
-	 * A new owner gets empty buffers.  The same owner's buffers carry on
-	 * (data_head continues): its own reader may be draining them right
-	 * now through its mapping, and an earlier owner's data was emptied at
-	 * that owner's release or is emptied here, while no other file maps
-	 * them (checked above) and no read() copies out (kprof_read_lock).
-	 */
-	if (fresh) {
-		mutex_lock(&kprof_read_lock);
-		kprof_bufs_reset(kprof.bufs);
-		mutex_unlock(&kprof_read_lock);
-	}
-	/* Takes cpu_hotplug_lock: not under kprof_map_lock. */
-	ret = kprof_events_start(fresh, f->cred, f->pid_ns);
-	if (ret)
-		kprof_start_failed(fresh);
-unlock:
-	mutex_unlock(&kprof.lock);
-	return ret;
-}
-
-static void kprof_session_stop(void)
-{
-	lockdep_assert_held(&kprof.lock);
-	if (kprof.running)
-		kprof_events_stop();
-	kprof_set_owner(NULL);
-}
-
-static long kprof_ioc_stop(struct kprof_file *f)
-{
-	int ret;
-
-	mutex_lock(&kprof.lock);
-	ret = kprof_check_owner(f);
-	if (!ret)
-		kprof_session_stop();
-	mutex_unlock(&kprof.lock);
-	return ret;
-}
-
-static long kprof_ioc_get_stats(void __user *uarg)
+static long kprof_ioc_get_stats(struct kprof_file *f, void __user *uarg)
 {
 	struct kprof_cpu_stats st = {};
 	const struct kprof_throttle_limits *l = &kprof.limits;
@@ -365,7 +169,8 @@ static long kprof_ioc_get_stats(void __user *uarg)
 	st.size = sizeof(st);
 	st.cpu = cpu;
 	mutex_lock(&kprof.lock);
-	kprof_counters_stats(cpu, &st);
+	if (f->session)
+		kprof_counters_stats(f->session, cpu, &st);
 	st.max_sample_rate = READ_ONCE(l->max_sample_rate);
 	st.max_samples_per_tick = READ_ONCE(l->max_samples_per_tick);
 	st.allowed_ns = READ_ONCE(l->allowed_ns);
@@ -377,13 +182,15 @@ static long kprof_ioc_get_stats(void __user *uarg)
  * Written by kprof_knobs_set(), the sysfs knobs' setter too, for the
  * fields that differ from those in force: an unchanged field is not
  * written, so a request that repeats the current values leaves a lowering
- * the cost controller made alone.
+ * the cost controller made alone, and changes nothing anyone could be
+ * refused.  Applied to every session at once, running or not, as a
+ * write of the perf sysctls reaches every event.
  */
 static long kprof_ioc_set_throttle(struct kprof_file *f, void __user *uarg)
 {
 	struct kprof_throttle_config t;
 	const struct kprof_throttle_limits *l = &kprof.limits;
-	u32 fields = KPROF_KNOB_SEMANTICS | KPROF_KNOB_FLAGS;
+	u32 fields = 0;
 	int ret;
 
 	ret = kprof_copy_in(&t, sizeof(t), uarg,
@@ -395,16 +202,16 @@ static long kprof_ioc_set_throttle(struct kprof_file *f, void __user *uarg)
 		return -EINVAL;
 
 	mutex_lock(&kprof.lock);
-	ret = kprof_check_owner(f);
-	if (ret)
-		goto unlock;
+	if (t.semantics != l->semantics)
+		fields |= KPROF_KNOB_SEMANTICS;
 	if (t.cpu_time_max_percent != l->cpu_time_max_percent)
 		fields |= KPROF_KNOB_PERCENT;
 	/* The cost controller lowers it without kprof.lock. */
 	if (t.max_sample_rate != READ_ONCE(l->max_sample_rate))
 		fields |= KPROF_KNOB_RATE;
-	ret = kprof_knobs_set(&t, fields, f);
-unlock:
+	if (t.flags != kprof.throttle_flags)
+		fields |= KPROF_KNOB_FLAGS;
+	ret = fields ? kprof_knobs_set(&t, fields, f) : 0;
 	mutex_unlock(&kprof.lock);
 	return ret;
 }
@@ -445,17 +252,18 @@ static long kprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KPROF_IOC_CMD(KPROF_IOC_ABI_VERSION):
 		return put_user(KPROF_ABI_VERSION, (u32 __user *)uarg);
 	case KPROF_IOC_CMD(KPROF_IOC_GET_INFO):
-		return kprof_ioc_get_info(uarg);
+		return kprof_ioc_get_info(f, uarg);
 	case KPROF_IOC_CMD(KPROF_IOC_SET_CONFIG):
 		return kprof_ioc_set_config(f, uarg);
 	case KPROF_IOC_CMD(KPROF_IOC_GET_CONFIG):
-		return kprof_ioc_get_config(uarg);
+		return kprof_ioc_get_config(f, uarg);
 	case KPROF_IOC_CMD(KPROF_IOC_START):
-		return kprof_ioc_start(f);
+		return kprof_session_start(f);
 	case KPROF_IOC_CMD(KPROF_IOC_STOP):
-		return kprof_ioc_stop(f);
+		kprof_session_stop(f);
+		return 0;
 	case KPROF_IOC_CMD(KPROF_IOC_GET_STATS):
-		return kprof_ioc_get_stats(uarg);
+		return kprof_ioc_get_stats(f, uarg);
 	case KPROF_IOC_CMD(KPROF_IOC_SET_THROTTLE):
 		return kprof_ioc_set_throttle(f, uarg);
 	case KPROF_IOC_CMD(KPROF_IOC_GET_THROTTLE):
@@ -541,59 +349,45 @@ free:
 }
 
 /*
- * Last reference to a file (its mappings hold it too): if it owns the
- * session, sampling stops with it.
+ * Last reference to a file (its mappings hold it too): its session stops
+ * and goes with it.
  */
 static int kprof_release(struct inode *inode, struct file *file)
 {
 	struct kprof_file *f = file->private_data;
 
-	mutex_lock(&kprof.lock);
-	if (kprof_owner == f)
-		kprof_session_stop();
-	/*
-	 * Its session's records go with it, emptied while @f still owns
-	 * them: until the owner is cleared below, every other file's mmap()
-	 * and read() is refused, so none sees a byte of them.  Nothing maps
-	 * or reads them meanwhile: only @f could, and its mappings held this
-	 * file.
-	 */
-	if (kprof_data_owner == f) {
-		kprof_bufs_reset(kprof.bufs);
-		mutex_lock(&kprof_map_lock);
-		kprof_data_owner = NULL;
-		mutex_unlock(&kprof_map_lock);
-	}
-	mutex_unlock(&kprof.lock);
+	kprof_session_release(f);
 	put_pid_ns(f->pid_ns);
 	put_cred(f->cred);
 	kfree(f);
 	return 0;
 }
 
+/* The caller's own session's regions only; nothing before it has one. */
 static int kprof_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	int ret;
+	struct kprof_file *f = file->private_data;
+	int ret = -ENODEV;
 
-	mutex_lock(&kprof_map_lock);
-	ret = kprof_check_reader(file->private_data);
-	if (!ret)
-		ret = kprof_bufs_mmap(kprof.bufs, vma);
-	mutex_unlock(&kprof_map_lock);
+	mutex_lock(&kprof.map_lock);
+	if (f->session)
+		ret = kprof_bufs_mmap(f->session->bufs, vma);
+	mutex_unlock(&kprof.map_lock);
 	return ret;
 }
 
 /*
  * Without kprof.lock, which STOP holds across synchronize_rcu() and CPU
- * hotplug.  What it reads:
- *  - kprof.running, cleared with release by kprof_events_quiesce() only
+ * hotplug.  What it reads, of the file's own session (set once, for the
+ * file's life; none yet: nothing will come, EPOLLHUP):
+ *  - s->running, cleared with release by kprof_events_quiesce() only
  *    after the last LOST records are published, so a poller that sees it
  *    false and the buffers drained has seen every record (EPOLLHUP).  A
  *    poller that still sees it true waits for the watermark, and STOP's
  *    wake_up_all() comes after the clearing.
- *  - kprof.bufs, under rcu_read_lock(): SET_CONFIG drops a replaced set
- *    only after synchronize_rcu() (kprof_bufs_replace()).  The file being
- *    polled is open, so the module and its last set stay.
+ *  - s->bufs, under rcu_read_lock(): SET_CONFIG drops a replaced set
+ *    only after synchronize_rcu() (kprof_session_configure()).  The file
+ *    being polled is open, so its session and its last set stay.
  * The wait queue is added to before these loads, and the wakeups (a
  * watermark crossing, STOP) come after the stores they announce, so none
  * falls between.  START and SET_CONFIG change them while stopped, when
@@ -601,16 +395,21 @@ static int kprof_mmap(struct file *file, struct vm_area_struct *vma)
  */
 static __poll_t kprof_poll(struct file *file, poll_table *wait)
 {
+	struct kprof_file *f = file->private_data;
+	/* Pairs with the release in kprof_session_create(). */
+	struct kprof_session *s = smp_load_acquire(&f->session);
 	struct kprof_bufs *bufs;
 	__poll_t mask = 0;
 	bool running;
 
-	poll_wait(file, &kprof.wq, wait);
+	if (!s)
+		return EPOLLHUP;
+	poll_wait(file, &s->wq, wait);
 	/* Pairs with the release in kprof_events_quiesce(). */
-	running = smp_load_acquire(&kprof.running);
+	running = smp_load_acquire(&s->running);
 	rcu_read_lock();
-	/* Pairs with the release in kprof_bufs_replace(). */
-	bufs = READ_ONCE(kprof.bufs);
+	/* Pairs with the release in kprof_session_set_bufs(). */
+	bufs = READ_ONCE(s->bufs);
 	/* Running: a buffer at its watermark; stopped: whatever is left. */
 	if (kprof_bufs_readable(bufs, running))
 		mask |= EPOLLIN | EPOLLRDNORM;
@@ -622,59 +421,50 @@ static __poll_t kprof_poll(struct file *file, poll_table *wait)
 }
 
 /*
- * The copy, under kprof_read_lock with the owner checked again under it:
- * the check kprof_read() made under kprof.lock may be stale by now,
- * since another file's START may have taken the buffers in between.
- * START changes the owner first and empties the buffers under
- * kprof_read_lock after, so a reader that still finds @f the owner here
- * copies only @f's records and moves only its own session's data_tail;
- * one that does not gets EBUSY, as it would have at the first check.
+ * The caller's own session's records; none before it has a session
+ * (EOF), EBUSY while it maps any of them.  The copies are serialized
+ * with each other and with START's emptying of the buffers by the
+ * session's read_lock.
  */
-static ssize_t kprof_read_owned(struct kprof_file *f, struct kprof_bufs *bufs,
-				char __user *ubuf, size_t count)
-{
-	ssize_t ret;
-
-	ret = mutex_lock_interruptible(&kprof_read_lock);
-	if (ret)
-		return ret;
-	mutex_lock(&kprof_map_lock);
-	ret = kprof_check_reader(f);
-	mutex_unlock(&kprof_map_lock);
-	if (!ret)
-		ret = kprof_bufs_read(bufs, ubuf, count);
-	mutex_unlock(&kprof_read_lock);
-	return ret;
-}
-
 static ssize_t kprof_read(struct file *file, char __user *ubuf, size_t count,
 			  loff_t *ppos)
 {
+	struct kprof_file *f = file->private_data;
+	struct kprof_session *s;
 	struct kprof_bufs *bufs;
 	bool running;
 	ssize_t ret;
 
 	for (;;) {
 		mutex_lock(&kprof.lock);
-		bufs = kprof.bufs;
-		if (atomic_read(&bufs->mapped) ||
-		    kprof_check_reader(file->private_data)) {
+		s = f->session;
+		if (!s) {
+			mutex_unlock(&kprof.lock);
+			return 0;
+		}
+		bufs = s->bufs;
+		if (atomic_read(&bufs->mapped)) {
 			mutex_unlock(&kprof.lock);
 			return -EBUSY;
 		}
 		kprof_bufs_get(bufs);
-		running = kprof.running;
+		running = s->running;
 		mutex_unlock(&kprof.lock);
 
-		ret = kprof_read_owned(file->private_data, bufs, ubuf, count);
+		/* @s lives while @file does, and a read() holds it. */
+		ret = mutex_lock_interruptible(&s->read_lock);
+		if (!ret) {
+			ret = kprof_bufs_read(bufs, ubuf, count);
+			mutex_unlock(&s->read_lock);
+		}
 		if (ret || !running)
 			break;
 		if (file->f_flags & O_NONBLOCK) {
 			ret = -EAGAIN;
 			break;
 		}
-		if (wait_event_interruptible(kprof.wq,
-					     !READ_ONCE(kprof.running) ||
+		if (wait_event_interruptible(s->wq,
+					     !READ_ONCE(s->running) ||
 					     kprof_bufs_readable(bufs, false))) {
 			ret = -ERESTARTSYS;
 			break;

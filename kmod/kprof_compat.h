@@ -14,7 +14,13 @@
 #include <linux/device.h>
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#include <linux/user_namespace.h>
+#ifdef KPROF_HAVE_TASK_EXEC_STATE
+#include <linux/sched/exec_state.h>
+#endif
 
 /* 6.2+: device_type.devnode() takes a const struct device. */
 #ifdef KPROF_HAVE_CONST_DEVNODE
@@ -75,5 +81,39 @@ static inline void kprof_vm_flags_mod(struct vm_area_struct *vma,
 #else
 #define KPROF_NO_USER_CONTEXT	(PF_KTHREAD | PF_IO_WORKER)
 #endif
+
+/**
+ * kprof_task_dumpable() - the dumpable state ptrace's rule reads
+ * @task: the task; its task_lock() and rcu_read_lock() held
+ * @ns: out: the user namespace in which CAP_SYS_PTRACE overrides a
+ *	task that is not dumpable
+ *
+ * What __ptrace_may_access()'s task_still_dumpable() reads: up to 7.2
+ * the mm's dumpable mode and user namespace (for a task without an mm,
+ * task->user_dumpable and the initial namespace); from 7.3 on, the
+ * task's exec_state, which holds both for every task.
+ *
+ * Return: whether the task is dumpable by its owner (SUID_DUMP_USER,
+ * TASK_DUMPABLE_OWNER).
+ */
+static inline bool kprof_task_dumpable(struct task_struct *task,
+				       struct user_namespace **ns)
+{
+#ifdef KPROF_HAVE_TASK_EXEC_STATE
+	const struct task_exec_state *es = rcu_dereference(task->exec_state);
+
+	*ns = es->user_ns;
+	return es->dumpable == TASK_DUMPABLE_OWNER;
+#else
+	struct mm_struct *mm = task->mm;
+
+	if (!mm) {
+		*ns = &init_user_ns;
+		return task->user_dumpable;
+	}
+	*ns = mm->user_ns;
+	return get_dumpable(mm) == SUID_DUMP_USER;
+#endif
+}
 
 #endif /* _KPROF_COMPAT_H */

@@ -3,8 +3,9 @@
  * kprof_counters.c - a CPU's counters: zeroing, snapshots, and their
  * publication in the CPU's control page under the page's sequence count.
  *
- * The counters themselves are local64_t in struct kprof_cpu, bumped only
- * by that CPU's overflow handler (kprof_sample.c, kprof_throttle.c).  This
+ * The counters themselves are local64_t in struct kprof_cpu (one per
+ * session and CPU), bumped only by that session's overflow handler on
+ * that CPU (kprof_sample.c, kprof_throttle.c).  This
  * file is the bottom layer of kprof.ko: it calls no other file of it.
  *
  * Single writer per control page.  pg->lock, pg->counters and pg->avg_ns
@@ -83,7 +84,8 @@ static void kprof_counters_read(struct kprof_cpu *c, struct kprof_counters *dst,
 		gen = local_read(&c->publish_gen);
 		barrier();
 		kprof_counters_fill(dst, c);
-		WRITE_ONCE(*avg_ns, kprof_throttle_avg_ns(&c->cost));
+		WRITE_ONCE(*avg_ns,
+			   kprof_throttle_avg_ns(per_cpu_ptr(&kprof_cost, c->cpu)));
 		barrier();
 	} while (gen != local_read(&c->publish_gen));
 }
@@ -136,10 +138,16 @@ void kprof_counters_publish(struct kprof_cpu *c)
 }
 
 /* GET_STATS, on the CPU of the counters: publish, then copy them out. */
+struct kprof_stats_req {
+	struct kprof_cpu	*c;
+	struct kprof_cpu_stats	*st;
+};
+
 static void kprof_counters_stats_ipi(void *arg)
 {
-	struct kprof_cpu_stats *st = arg;
-	struct kprof_cpu *c = this_cpu_ptr(kprof_pcpu);
+	struct kprof_stats_req *req = arg;
+	struct kprof_cpu_stats *st = req->st;
+	struct kprof_cpu *c = req->c;
 
 	/* No buffer before the first START: nothing to publish to. */
 	if (c->buf)
@@ -149,6 +157,7 @@ static void kprof_counters_stats_ipi(void *arg)
 
 /**
  * kprof_counters_stats() - a consistent snapshot of a CPU's counters
+ * @s: the session whose counters
  * @cpu: a possible CPU
  * @st: where the counters and avg_ns go
  *
@@ -158,14 +167,19 @@ static void kprof_counters_stats_ipi(void *arg)
  * Context: process context, kprof.lock held (a writer of the page, see
  * the top).
  */
-void kprof_counters_stats(unsigned int cpu, struct kprof_cpu_stats *st)
+void kprof_counters_stats(struct kprof_session *s, unsigned int cpu,
+			  struct kprof_cpu_stats *st)
 {
+	struct kprof_stats_req req = {
+		.c = per_cpu_ptr(s->pcpu, cpu),
+		.st = st,
+	};
+
 	lockdep_assert_held(&kprof.lock);
 	/* @cpu stays online or offline, and its cpuhp callbacks wait. */
 	cpus_read_lock();
-	if (smp_call_function_single(cpu, kprof_counters_stats_ipi, st, 1))
-		kprof_counters_read(per_cpu_ptr(kprof_pcpu, cpu),
-				    &st->counters, &st->avg_ns);
+	if (smp_call_function_single(cpu, kprof_counters_stats_ipi, &req, 1))
+		kprof_counters_read(req.c, &st->counters, &st->avg_ns);
 	cpus_read_unlock();
 }
 

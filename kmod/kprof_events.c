@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprof_events.c - configuration and kprof's per-CPU perf events.
+ * kprof_events.c - configuration and kprof's perf events.
+ *
+ * A per-task session (KPROF_TARGET_TASK) has one event on its target,
+ * inherited by the tasks it creates (kprof_target.c), and no CPU hotplug
+ * state: its events follow their tasks, and every possible CPU has a
+ * producer and a ring for wherever they run.  The rest of this comment is
+ * about CPU sessions.
  *
  * One pinned kernel counter per selected online CPU, created through a
  * cpuhp multi-instance state: adding the instance at START creates the
@@ -175,6 +181,21 @@ int kprof_config_validate(const struct kprof_config *cfg)
 	if ((cfg->flags & KPROF_CFG_EXCLUDE_USER) &&
 	    (cfg->flags & KPROF_CFG_EXCLUDE_KERNEL))
 		return -EINVAL;
+	/*
+	 * perf_event_open() refuses pid -1 with cpu -1 and a pid below -1;
+	 * kprof's target is a pid > 0 (the caller itself has no shorthand:
+	 * the file may be used by another process than its opener), and a
+	 * per-task session has a ring on every CPU (its tasks run anywhere).
+	 */
+	if (cfg->target_flags & ~KPROF_TARGET_ALL)
+		return -EINVAL;
+	if (cfg->target_flags & KPROF_TARGET_TASK) {
+		if (cfg->target_pid <= 0 ||
+		    memchr_inv(cfg->cpumask, 0, sizeof(cfg->cpumask)))
+			return -EINVAL;
+	} else if (cfg->target_pid || cfg->target_flags) {
+		return -EINVAL;
+	}
 
 	ret = kprof_config_validate_event(cfg);
 	if (ret)
@@ -269,13 +290,16 @@ static void kprof_build_attr(struct perf_event_attr *attr,
  * kworker, where no task's fail-nth reaches, and the fault test fails
  * each of them in turn.
  */
-static noinline struct perf_event *kprof_event_create(unsigned int cpu)
+static noinline struct perf_event *
+kprof_event_create(struct kprof_session *s, unsigned int cpu)
 {
-	const struct cred *old = override_creds(kprof.cred);
+	const struct cred *old = override_creds(s->cred);
 	struct perf_event *event;
 
-	event = perf_event_create_kernel_counter(&kprof.attr, cpu, NULL,
-						 kprof_overflow, NULL);
+	/* The handler's context: the producer it writes through. */
+	event = perf_event_create_kernel_counter(&s->attr, cpu, NULL,
+						 kprof_overflow,
+						 per_cpu_ptr(s->pcpu, cpu));
 	revert_creds(old);
 	return event;
 }
@@ -285,22 +309,24 @@ ALLOW_ERROR_INJECTION(kprof_event_create, ERRNO);
 /* cpuhp startup, on @cpu: create its event if it is sampled. */
 static int kprof_cpu_online(unsigned int cpu, struct hlist_node *node)
 {
-	struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);
+	struct kprof_session *s = hlist_entry(node, struct kprof_session,
+					      hp_node);
+	struct kprof_cpu *c = per_cpu_ptr(s->pcpu, cpu);
 	struct perf_event *event;
 	int ret;
 
-	if (!cpumask_test_cpu(cpu, kprof.cpus))
+	if (!cpumask_test_cpu(cpu, s->cpus))
 		return 0;
 
 	/* No event yet: nothing else touches the throttle state. */
 	kprof_throttle_reset(c);
-	event = kprof_event_create(cpu);
+	event = kprof_event_create(s, cpu);
 	if (IS_ERR(event)) {
 		ret = PTR_ERR(event);
 		goto fail;
 	}
 	/* Disabled so far: no overflow of a PMU kprof refuses reaches it. */
-	ret = kprof_throttle_check_event(event, kprof.attr.type);
+	ret = kprof_throttle_check_event(event, s->attr.type);
 	if (ret)
 		goto release;
 	perf_event_enable(event);
@@ -317,7 +343,7 @@ release:
 	perf_event_release_kernel(event);
 fail:
 	/* START fails as a whole; a CPU coming online must not. */
-	if (READ_ONCE(kprof.starting))
+	if (READ_ONCE(s->starting))
 		return ret;
 	pr_warn_ratelimited("cpu%u online without an event: error %d\n", cpu, ret);
 	return 0;
@@ -326,7 +352,9 @@ fail:
 /* cpuhp teardown, on @cpu while still online: release its event. */
 static int kprof_cpu_offline(unsigned int cpu, struct hlist_node *node)
 {
-	struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);
+	struct kprof_session *s = hlist_entry(node, struct kprof_session,
+					      hp_node);
+	struct kprof_cpu *c = per_cpu_ptr(s->pcpu, cpu);
 	struct perf_event *event = c->event;
 
 	if (!event)
@@ -352,18 +380,18 @@ static int kprof_cpu_offline(unsigned int cpu, struct hlist_node *node)
  * the last losses and publish final counters, and only then tell poll()
  * the session is over.
  */
-static void kprof_events_quiesce(void)
+static void kprof_events_quiesce(struct kprof_session *s)
 {
 	unsigned int cpu;
 
 	synchronize_rcu();
 	for_each_possible_cpu(cpu) {
-		kprof_throttle_quiesce(per_cpu_ptr(kprof_pcpu, cpu));
-		irq_work_sync(&per_cpu_ptr(kprof_pcpu, cpu)->buf->wakeup);
+		kprof_throttle_quiesce(per_cpu_ptr(s->pcpu, cpu));
+		irq_work_sync(&per_cpu_ptr(s->pcpu, cpu)->buf->wakeup);
 	}
 
 	for_each_possible_cpu(cpu) {
-		struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);
+		struct kprof_cpu *c = per_cpu_ptr(s->pcpu, cpu);
 
 		kprof_buffer_flush_lost(c);
 		kprof_counters_publish(c);
@@ -377,15 +405,19 @@ static void kprof_events_quiesce(void)
 	 * it false sees them too.  Before the wakeup, so a woken poller
 	 * sees it.
 	 */
-	smp_store_release(&kprof.running, false);
-	wake_up_all(&kprof.wq);
+	smp_store_release(&s->running, false);
+	wake_up_all(&s->wq);
 }
 
 /*
- * Before any CPU's event: one disabled event on an online CPU, created and
- * released in process context, so that what the PMU refuses (its
- * event_init, a privilege check, kprof_throttle_check_event()) is refused
- * once, before the cpuhp callbacks start creating and rolling back.
+ * Before any CPU's event: one disabled event on an online CPU, created in
+ * process context, so that what the PMU refuses (its event_init, a
+ * privilege check, kprof_throttle_check_event()) is refused once, before
+ * the cpuhp callbacks start creating and rolling back.  Its events are
+ * released only after the session's events exist (kprof_events_preflight_put()):
+ * on some kernels (6.1-rt) releasing an event waits for an RCU grace
+ * period, and one CPU that does not pass one (a long preempt-disabled
+ * section) would keep every CPU's sampling from starting until it does.
  */
 /*
  * perf_event_open() refuses a frequency above the kernel's
@@ -394,71 +426,113 @@ static void kprof_events_quiesce(void)
  * the clocks turn their frequency into a period at event_init (attr.freq
  * cleared), so it asks a disabled dummy software event, which keeps it:
  * EINVAL exactly where perf_event_open() would say it, at the rate in
- * force now.  The dummy never counts and is gone before START goes on.
+ * force now.  The dummy never counts; kprof_events_preflight_put() releases
+ * it with the other trial event.
  */
-static int kprof_events_check_freq(unsigned int cpu)
+static int kprof_events_check_freq(struct kprof_session *s, unsigned int cpu,
+				   struct perf_event **dummyp)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
 		.size = sizeof(attr),
 		.config = PERF_COUNT_SW_DUMMY,
 		.freq = 1,
-		.sample_freq = kprof.attr.sample_freq,
+		.sample_freq = s->attr.sample_freq,
 		.disabled = 1,
 	};
-	const struct cred *old = override_creds(kprof.cred);
+	const struct cred *old = override_creds(s->cred);
 	struct perf_event *dummy;
-	int ret;
 
 	dummy = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
 	revert_creds(old);
 	if (IS_ERR(dummy))
 		return PTR_ERR(dummy);
-	ret = perf_event_period(dummy, attr.sample_freq);
-	perf_event_release_kernel(dummy);
-	return ret;
+	*dummyp = dummy;
+	return perf_event_period(dummy, attr.sample_freq);
 }
 
-static long kprof_events_preflight_fn(void *unused)
+static long kprof_events_preflight_fn(void *arg)
 {
+	struct kprof_session *s = arg;
 	struct perf_event *event;
 	int ret;
 
-	event = kprof_event_create(raw_smp_processor_id());
+	/*
+	 * Disabled, never enabled: no overflow reaches the producer this
+	 * names, which another event of the session may not have yet.
+	 */
+	event = kprof_event_create(s, raw_smp_processor_id());
 	if (IS_ERR(event))
 		return PTR_ERR(event);
-	ret = kprof_throttle_check_event(event, kprof.attr.type);
-	perf_event_release_kernel(event);
-	if (!ret && kprof.attr.freq)
-		ret = kprof_events_check_freq(raw_smp_processor_id());
+	s->preflight[0] = event;
+	ret = kprof_throttle_check_event(event, s->attr.type);
+	if (!ret && s->attr.freq)
+		ret = kprof_events_check_freq(s, raw_smp_processor_id(),
+					      &s->preflight[1]);
 	return ret;
 }
 
-/* On a kworker, like the cpuhp callbacks on their kthread. */
-static int kprof_events_preflight(void)
+static void kprof_events_preflight_put(struct kprof_session *s)
 {
-	return work_on_cpu(cpumask_first(cpu_online_mask),
-			   kprof_events_preflight_fn, NULL);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(s->preflight); i++) {
+		if (s->preflight[i])
+			perf_event_release_kernel(s->preflight[i]);
+		s->preflight[i] = NULL;
+	}
+}
+
+/* On a kworker, like the cpuhp callbacks on their kthread. */
+static int kprof_events_preflight(struct kprof_session *s)
+{
+	int ret = work_on_cpu(cpumask_first(cpu_online_mask),
+			      kprof_events_preflight_fn, s);
+
+	if (ret)
+		kprof_events_preflight_put(s);
+	return ret;
 }
 
 /* The owner's credentials and pid namespace, until the events are gone. */
-static void kprof_events_hold(const struct cred *cred,
+static void kprof_events_hold(struct kprof_session *s, const struct cred *cred,
 			      struct pid_namespace *pid_ns)
 {
-	kprof.cred = get_cred(cred);
-	kprof.pid_ns = get_pid_ns(pid_ns);
+	s->cred = get_cred(cred);
+	s->pid_ns = get_pid_ns(pid_ns);
 }
 
-static void kprof_events_unhold(void)
+static void kprof_events_unhold(struct kprof_session *s)
 {
-	put_pid_ns(kprof.pid_ns);
-	kprof.pid_ns = NULL;
-	put_cred(kprof.cred);
-	kprof.cred = NULL;
+	put_pid_ns(s->pid_ns);
+	s->pid_ns = NULL;
+	put_cred(s->cred);
+	s->cred = NULL;
+}
+
+/*
+ * A per-task session's events (kprof_target.c); every CPU's page says
+ * online, since the target's tasks may overflow on any.  No cpuhp
+ * instance: an event on a task is not a CPU's, and a CPU going away only
+ * moves the task.  Its producers are all active before the events exist.
+ */
+static int kprof_events_start_task(struct kprof_session *s)
+{
+	unsigned int cpu;
+	int ret;
+
+	ret = kprof_target_start(s);
+	if (ret)
+		return ret;
+	for_each_possible_cpu(cpu)
+		kprof_buffer_set_flags(per_cpu_ptr(s->pcpu, cpu)->buf,
+				       KPROF_PAGE_ONLINE, 0);
+	return 0;
 }
 
 /**
- * kprof_events_start() - start sampling with the current configuration
+ * kprof_events_start() - start sampling with a session's configuration
+ * @s: the session, stopped, with buffers
  * @fresh: the buffers were emptied for a new owner (kprof_counters_reset())
  * @cred: the owner's credentials: every event of the session is created
  *	under them, for a CPU that comes online later too
@@ -466,82 +540,100 @@ static void kprof_events_unhold(void)
  *
  * Creates the event of every selected online CPU.  If any fails, those
  * already created are released and its errno is returned (-ENOENT or
- * -EOPNOTSUPP for a hardware event without a PMU, for example).
+ * -EOPNOTSUPP for a hardware event without a PMU, for example).  A
+ * per-task session gets its target's events instead (-ESRCH, -EACCES:
+ * kprof_target_start()).
  *
  * Context: kprof.lock held, not running, buffers allocated.
  * Return: 0 or -errno.
  */
-int kprof_events_start(bool fresh, const struct cred *cred,
-		       struct pid_namespace *pid_ns)
+int kprof_events_start(struct kprof_session *s, bool fresh,
+		       const struct cred *cred, struct pid_namespace *pid_ns)
 {
 	unsigned int cpu;
 	int ret;
 
 	lockdep_assert_held(&kprof.lock);
 
-	kprof_config_cpus(&kprof.config, kprof.cpus);
-	kprof_build_attr(&kprof.attr, &kprof.config);
-	kprof_events_hold(cred, pid_ns);
-	ret = kprof_events_preflight();
+	kprof_config_cpus(&s->config, s->cpus);
+	kprof_build_attr(&s->attr, &s->config);
+	kprof_events_hold(s, cred, pid_ns);
+	ret = kprof_events_preflight(s);
 	if (ret)
 		goto unhold;
 
 	for_each_possible_cpu(cpu) {
-		struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);
+		struct kprof_cpu *c = per_cpu_ptr(s->pcpu, cpu);
 
-		c->buf = &kprof.bufs->cpu[cpu];
+		/*
+		 * The CPU's cost average is every session's: it starts over
+		 * only when no session runs, as it did with one session.
+		 */
+		if (!kprof_sessions_running())
+			kprof_throttle_reset_cost(cpu);
 		kprof_counters_reset(c, fresh);
 		kprof_throttle_reset(c);
 		kprof_counters_publish(c);
 		kprof_limits_publish(c->buf);
 		kprof_buffer_set_flags(c->buf, KPROF_PAGE_RUNNING, 0);
 		/* Before the events exist: their first overflow counts. */
-		WRITE_ONCE(c->active, cpumask_test_cpu(cpu, kprof.cpus));
+		WRITE_ONCE(c->active, cpumask_test_cpu(cpu, s->cpus));
 	}
 
-	/* Holds cpus_read_lock(): no hotplug callback sees 'starting'. */
-	WRITE_ONCE(kprof.starting, true);
-	ret = cpuhp_state_add_instance(kprof_hp_state, &kprof.hp_node);
-	WRITE_ONCE(kprof.starting, false);
+	if (kprof_session_per_task(s)) {
+		ret = kprof_events_start_task(s);
+	} else {
+		/* Holds cpus_read_lock(): no hotplug callback sees 'starting'. */
+		WRITE_ONCE(s->starting, true);
+		ret = cpuhp_state_add_instance(kprof_hp_state, &s->hp_node);
+		WRITE_ONCE(s->starting, false);
+	}
+	kprof_events_preflight_put(s);
 	if (ret) {
 		/* The rollback released the events created before the failure. */
 		for_each_possible_cpu(cpu)
-			WRITE_ONCE(per_cpu_ptr(kprof_pcpu, cpu)->active, false);
-		kprof_events_quiesce();
+			WRITE_ONCE(per_cpu_ptr(s->pcpu, cpu)->active, false);
+		kprof_events_quiesce(s);
 		goto unhold;
 	}
 	/* Read by kprof_poll() without kprof.lock. */
-	WRITE_ONCE(kprof.running, true);
+	WRITE_ONCE(s->running, true);
+	kprof.nr_running++;
 	return 0;
 
 unhold:
-	kprof_events_unhold();
+	kprof_events_unhold(s);
 	return ret;
 }
 
 /**
  * kprof_events_stop() - stop sampling; counters are final on return
+ * @s: the session, running
  *
  * Order: stop flag (overflows still arriving count as lost_stopped),
  * release the events, wait for running handlers and their irq_work, then,
  * with the producers quiesced, write each CPU's pending LOST record, and
- * last clear kprof.running.
+ * last clear s->running.
  *
  * Context: kprof.lock held, running.
  */
-void kprof_events_stop(void)
+void kprof_events_stop(struct kprof_session *s)
 {
 	unsigned int cpu;
 
 	lockdep_assert_held(&kprof.lock);
 
 	for_each_possible_cpu(cpu)
-		WRITE_ONCE(per_cpu_ptr(kprof_pcpu, cpu)->active, false);
-	cpuhp_state_remove_instance(kprof_hp_state, &kprof.hp_node);
-	/* Clears kprof.running once the last records are in. */
-	kprof_events_quiesce();
+		WRITE_ONCE(per_cpu_ptr(s->pcpu, cpu)->active, false);
+	if (s->task_events)
+		kprof_target_stop(s);
+	else
+		cpuhp_state_remove_instance(kprof_hp_state, &s->hp_node);
+	/* Clears s->running once the last records are in. */
+	kprof_events_quiesce(s);
+	kprof.nr_running--;
 	/* No event, no handler left: nothing reads them any more. */
-	kprof_events_unhold();
+	kprof_events_unhold(s);
 }
 
 /**

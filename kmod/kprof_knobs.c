@@ -20,11 +20,12 @@
  *
  * Reads show what is in force, the cost controller's lowerings included
  * (the overflow handler writes kprof.limits without a lock, as core.c
- * writes its globals).  Writes take kprof.lock and apply to a running
- * session too, as the sysctls do.  The files are root's (0644); switching
- * the cost controller off is a debug setting, which also needs
- * CAP_SYS_ADMIN: the writer's for a file here, the opener's for
- * SET_THROTTLE.
+ * writes its globals).  Writes take kprof.lock and apply to every
+ * session at once, running ones too, as the sysctls apply to every
+ * event.  So they are the administrator's: the files are root's (0644),
+ * and SET_THROTTLE changes them only for a file opened with
+ * CAP_SYS_ADMIN.  Switching the cost controller off is a debug setting,
+ * which needs CAP_SYS_ADMIN through a file here too.
  *
  * At insmod the set handlers run before kprof_init(): they only check and
  * store the value, and kprof_knobs_init() applies them in the sysctl
@@ -88,7 +89,7 @@ static bool kprof_knobs_admin(const struct kprof_file *f)
  * @t: the values
  * @fields: which of them to write (KPROF_KNOB_*)
  * @f: the file asking through SET_THROTTLE, or NULL for a write of a
- *     parameter file by the current task
+ *     parameter file by the current task (root's file)
  *
  * Checked on a copy of the live limits, then applied to them by the same
  * setters, only for the fields named, never by copying the whole struct
@@ -99,9 +100,10 @@ static bool kprof_knobs_admin(const struct kprof_file *f)
  * perf_sample_event_took(); each value is one a writer derived, and the
  * next lowering rewrites them all from the average.  On the live limits
  * the setters cannot fail where they passed on the copy: only a write
- * under kprof.lock changes the percent they check.  Switching the cost
- * controller off (a percent of 0 or 100) needs CAP_SYS_ADMIN and logs the
- * kernel's warning.  The control pages get the result.
+ * under kprof.lock changes the percent they check.  A file's change
+ * needs its opener's CAP_SYS_ADMIN; switching the cost controller off (a
+ * percent of 0 or 100) needs the writer's too, and logs the kernel's
+ * warning.  Every session's control pages get the result, running or not.
  *
  * Context: kprof.lock held.
  * Return: 0, -EINVAL for a value a sysctl refuses, -EPERM.
@@ -110,6 +112,7 @@ int kprof_knobs_set(const struct kprof_throttle_config *t, u32 fields,
 		    const struct kprof_file *f)
 {
 	struct kprof_throttle_limits l;
+	struct kprof_session *s;
 	bool was_on;
 	unsigned int cpu;
 	int ret;
@@ -120,6 +123,14 @@ int kprof_knobs_set(const struct kprof_throttle_config *t, u32 fields,
 	ret = kprof_knobs_store(&l, t, fields);
 	if (ret)
 		return ret;
+	/*
+	 * Every session runs under the knobs at once: a file changes them
+	 * for other users' running sessions too, so only with its opener's
+	 * CAP_SYS_ADMIN, as the parameter files and the perf sysctls are
+	 * root's.
+	 */
+	if (f && !kprof_knobs_admin(f))
+		return -EPERM;
 	if (was_on && !kprof_throttle_cost_control_enabled(&l)) {
 		if (!kprof_knobs_admin(f))
 			return -EPERM;
@@ -129,10 +140,10 @@ int kprof_knobs_set(const struct kprof_throttle_config *t, u32 fields,
 	kprof_knobs_store(&kprof.limits, t, fields);
 	if (fields & KPROF_KNOB_FLAGS)
 		WRITE_ONCE(kprof.throttle_flags, t->flags);
-	/* None yet while kprof_init() runs: START publishes them then. */
-	if (kprof.bufs)
+	/* Every session's control pages; a new one's START publishes them. */
+	list_for_each_entry(s, &kprof.sessions, node)
 		for_each_possible_cpu(cpu)
-			kprof_limits_publish(&kprof.bufs->cpu[cpu]);
+			kprof_limits_publish(&s->bufs->cpu[cpu]);
 	return 0;
 }
 

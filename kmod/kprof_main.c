@@ -188,22 +188,9 @@ static int __init kprof_params_config(struct kprof_config *cfg)
 
 /* ---- module init/exit ---- */
 
-/*
- * The buffers the knobs' writes publish their limits into
- * (kprof_knobs_set(), under kprof.lock), from the moment they exist: the
- * parameter files take writes while kprof_init() runs.
- */
-static void kprof_set_bufs(struct kprof_bufs *bufs)
-{
-	mutex_lock(&kprof.lock);
-	kprof.bufs = bufs;
-	mutex_unlock(&kprof.lock);
-}
-
 static int __init kprof_init(void)
 {
 	kgid_t kgid = INVALID_GID;
-	struct kprof_bufs *bufs;
 	int ret;
 
 	if (nr_cpu_ids > KPROF_MAX_CPUS) {
@@ -222,31 +209,17 @@ static int __init kprof_init(void)
 	ret = kprof_knobs_init();
 	if (ret)
 		return ret;
-	ret = kprof_params_config(&kprof.config);
+	/* Under kprof.lock: SET_THROTTLE's validation may read it. */
+	mutex_lock(&kprof.lock);
+	ret = kprof_params_config(&kprof.defconfig);
+	mutex_unlock(&kprof.lock);
 	if (ret)
 		goto exit_knobs;
 
-	kprof_pcpu = alloc_percpu(struct kprof_cpu);
-	if (!kprof_pcpu) {
-		ret = -ENOMEM;
-		goto exit_knobs;
-	}
 	kprof_throttle_init_cpus();
-	if (!zalloc_cpumask_var(&kprof.cpus, GFP_KERNEL)) {
-		ret = -ENOMEM;
-		goto free_pcpu;
-	}
-	kprof_config_cpus(&kprof.config, kprof.cpus);
-	bufs = kprof_bufs_alloc(kprof.config.buffer_pages,
-				kprof.config.watermark, kprof.cpus);
-	if (IS_ERR(bufs)) {
-		ret = PTR_ERR(bufs);
-		goto free_cpumask;
-	}
-	kprof_set_bufs(bufs);
 	ret = kprof_events_init();
 	if (ret)
-		goto put_bufs;
+		goto exit_knobs;
 	ret = kprof_cdev_init(kgid);
 	if (ret)
 		goto exit_events;
@@ -254,13 +227,6 @@ static int __init kprof_init(void)
 
 exit_events:
 	kprof_events_exit();
-put_bufs:
-	kprof_set_bufs(NULL);
-	kprof_bufs_put(bufs);
-free_cpumask:
-	free_cpumask_var(kprof.cpus);
-free_pcpu:
-	free_percpu(kprof_pcpu);
 exit_knobs:
 	kprof_knobs_exit();
 	return ret;
@@ -268,16 +234,13 @@ exit_knobs:
 
 /*
  * No file is open (fops.owner pins the module, and every mapping holds its
- * file), so the last release has stopped sampling: nothing runs.
+ * file), so the last release has freed the last session: nothing runs.
  */
 static void __exit kprof_exit(void)
 {
 	kprof_knobs_exit();
 	kprof_cdev_exit();
 	kprof_events_exit();
-	kprof_bufs_put(kprof.bufs);
-	free_cpumask_var(kprof.cpus);
-	free_percpu(kprof_pcpu);
 }
 
 module_init(kprof_init);

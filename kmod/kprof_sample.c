@@ -3,15 +3,20 @@
  * kprof_sample.c - the overflow handler: capture one sample.
  *
  * Runs in hardirq context (cpu-clock/task-clock hrtimers) or NMI context
- * (hardware PMU overflows).  kprof has one event per CPU, so the handler
- * never runs inside itself: an NMI does not nest in another, and the
- * clocks' hrtimer runs with interrupts off.  What can interrupt it is
- * other kprof code of the same CPU that its records share the ring with:
- * the handler in NMI may arrive while the throttle's hrtimer writes an
- * UNTHROTTLE record (kprof_buffer.c's nesting).  So: no locks, no
- * allocation, no printk, no sleeping; per-CPU state only, with
+ * (hardware PMU overflows).  At most one event of a session is active on
+ * a CPU (one per CPU; or, per task, the events of the task running
+ * there), so its handler never runs inside itself on a CPU: an NMI does
+ * not nest in another, the clocks' hrtimer runs with interrupts off, and
+ * a context switch, which alone changes the active task's events, runs
+ * with interrupts off and never inside a handler.  What can interrupt it is
+ * other kprof code of the same CPU: the session's own throttle hrtimer
+ * writing an UNTHROTTLE record into the same ring (kprof_buffer.c's
+ * nesting), or another session's handler (a PMU NMI inside a cpu-clock
+ * hrtimer), which writes only its own session's producer, ring and
+ * scratch, and the CPU's shared cost average (kprof_cost).  So: no
+ * locks, no allocation, no printk, no sleeping; per-CPU state only, with
  * local_t/local64_t operations that are atomic against that interruption,
- * and one scratch record per CPU.
+ * and one scratch record per CPU and session.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -117,11 +122,11 @@ static unsigned int kprof_user_chain(struct pt_regs *regs, u64 *ips,
  * frames, then user frames, each leaf first, at most the configured
  * depths.  Context markers (PERF_CONTEXT_*) say which part an entry is in.
  */
-static void kprof_perf_chain(const struct perf_callchain_entry *e, u64 *ips,
+static void kprof_perf_chain(const struct kprof_config *cfg,
+			     const struct perf_callchain_entry *e, u64 *ips,
 			     unsigned int *nr_kernel, unsigned int *nr_user,
 			     u16 *misc)
 {
-	const struct kprof_config *cfg = &kprof.config;
 	unsigned int nk = 0, nu = 0;
 	u64 ctx = 0, i;
 
@@ -169,17 +174,16 @@ static bool kprof_sample_feeds(enum kprof_throttle_verdict v)
  * their counts in *@nr_kernel and *@nr_user.  @pchain: the chain the PMU
  * driver took from the interrupt registers, or NULL to unwind from @regs.
  */
-static void kprof_sample_chains(u64 *ips, struct pt_regs *regs,
+static void kprof_sample_chains(const struct kprof_config *cfg, u64 *ips,
+				struct pt_regs *regs,
 				const struct perf_callchain_entry *pchain,
 				unsigned int *nr_kernel, unsigned int *nr_user,
 				u16 *misc)
 {
-	const struct kprof_config *cfg = &kprof.config;
-
 	*nr_kernel = 0;
 	*nr_user = 0;
 	if (pchain) {
-		kprof_perf_chain(pchain, ips, nr_kernel, nr_user, misc);
+		kprof_perf_chain(cfg, pchain, ips, nr_kernel, nr_user, misc);
 		return;
 	}
 	if (cfg->flags & KPROF_CFG_CALLCHAIN_KERNEL)
@@ -194,8 +198,8 @@ static void kprof_sample_chains(u64 *ips, struct pt_regs *regs,
  * The SAMPLE's fields but its frames into @s, in the ring or in scratch
  * (kprof_sample_capture()); cost_ns is patched in before publishing.
  */
-static void kprof_sample_head(struct kprof_sample *s, struct pt_regs *regs,
-			      u16 misc, u32 size, unsigned int nr_kernel,
+static void kprof_sample_head(struct kprof_sample *s, struct pid_namespace *ns,
+			      struct pt_regs *regs, u16 misc, u32 size, unsigned int nr_kernel,
 			      unsigned int nr_user, u64 seq, u64 t0,
 			      u64 period, u64 tick)
 {
@@ -206,8 +210,8 @@ static void kprof_sample_head(struct kprof_sample *s, struct pt_regs *regs,
 	s->time = t0;
 	s->cpu = smp_processor_id();
 	/* As perf_event_pid()/perf_event_tid(): 0 outside the owner's namespace. */
-	s->pid = task_tgid_nr_ns(current, kprof.pid_ns);
-	s->tid = task_pid_nr_ns(current, kprof.pid_ns);
+	s->pid = task_tgid_nr_ns(current, ns);
+	s->tid = task_pid_nr_ns(current, ns);
 	s->cost_ns = 0;
 	/* Not get_task_comm(): it locks.  A racing rename may tear it. */
 	memcpy(s->comm, current->comm, sizeof(s->comm));
@@ -235,6 +239,7 @@ static bool kprof_sample_put(struct kprof_cpu *c, struct kprof_sample *scratch,
 			     u64 seq, u64 t0, u64 period, u64 tick,
 			     unsigned long *pos)
 {
+	const struct kprof_config *cfg = &c->session->config;
 	struct kprof_ustack us = { .size = 0 };
 	unsigned int nr_kernel, nr_user, nr;
 	struct kprof_sample *s;
@@ -245,14 +250,14 @@ static bool kprof_sample_put(struct kprof_cpu *c, struct kprof_sample *scratch,
 		misc |= KPROF_MISC_USER;
 	if (in_nmi())
 		misc |= KPROF_MISC_NMI;
-	kprof_sample_chains(scratch->ips, regs, pchain, &nr_kernel, &nr_user,
-			    &misc);
+	kprof_sample_chains(cfg, scratch->ips, regs, pchain, &nr_kernel,
+			    &nr_user, &misc);
 	nr = nr_kernel + nr_user;
 	/*
 	 * DWARF: abi, regs[] and size join the chains in scratch; the stack
 	 * bytes and dyn_size go straight into the ring after them.
 	 */
-	if (kprof.config.flags & KPROF_CFG_CALLCHAIN_DWARF) {
+	if (cfg->flags & KPROF_CFG_CALLCHAIN_DWARF) {
 		misc |= KPROF_MISC_STACK_USER;
 		nr += kprof_ustack_regs(regs, scratch->ips + nr, &us);
 	}
@@ -260,14 +265,15 @@ static bool kprof_sample_put(struct kprof_cpu *c, struct kprof_sample *scratch,
 	size = built;
 	if (misc & KPROF_MISC_STACK_USER) {
 		size += kprof_ustack_size(&us, built,
-					  kprof_buffer_room(c->buf));
+					  kprof_buffer_room(c->buf),
+					  cfg->user_stack_size);
 		scratch->ips[nr - 1] = us.size;
 	}
 	if (!kprof_buffer_reserve_rec(c, size, t0, pos))
 		return false;
 	s = kprof_buffer_at(c->buf, *pos, built);
-	kprof_sample_head(s ?: scratch, regs, misc, size, nr_kernel, nr_user,
-			  seq, t0, period, tick);
+	kprof_sample_head(s ?: scratch, c->session->pid_ns, regs, misc, size,
+			  nr_kernel, nr_user, seq, t0, period, tick);
 	if (!s)
 		kprof_buffer_copy_at(c->buf, *pos, scratch, built);
 	else if (nr)
@@ -327,7 +333,7 @@ static void kprof_sample_capture(struct kprof_cpu *c,
 	/* With the tick the throttle counted it in. */
 	committed = kprof_sample_put(c, (struct kprof_sample *)c->scratch,
 				     regs, pchain, seq, t0, period,
-				     c->thr.tick, &pos);
+				     c->thr_cur->count.tick, &pos);
 	if (!committed)
 		kprof_count_lost(c, KPROF_LOST_FULL);
 throttle:
@@ -357,7 +363,8 @@ out:
 
 /**
  * kprof_overflow() - perf overflow handler of kprof's per-CPU events
- * @event: this CPU's event
+ * @event: one session's event on this CPU; its overflow_handler_context
+ *	   is that session's producer of this CPU (kprof_event_create())
  * @data: perf's sample data; only the period is used
  * @regs: the interrupted context
  *
@@ -370,6 +377,38 @@ void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 
 	if (data->sample_flags & PERF_SAMPLE_CALLCHAIN)
 		pchain = data->callchain;	/* PEBS: from the interrupt regs */
-	kprof_sample_capture(this_cpu_ptr(kprof_pcpu), event, regs, pchain,
+	kprof_sample_capture(event->overflow_handler_context, event, regs,
+			     pchain, data->period);
+}
+
+/**
+ * kprof_overflow_task() - perf overflow handler of per-task sessions' events
+ * @event: the event of a per-task session's target, or one a descendant
+ *	   inherited from it (inherit_event() copies overflow_handler and
+ *	   its context): overflow_handler_context is the session
+ * @data: perf's sample data; only the period is used
+ * @regs: the interrupted context
+ *
+ * Such events run on whichever CPU their task runs on: the sample goes to
+ * the producer, and so the ring, of the CPU this handler runs on, which
+ * cannot change under it (hardirq or NMI, no preemption).  That producer
+ * is written by no other handler of the session meanwhile: the event of
+ * the task running on this CPU is the session's only one active here
+ * (see the top of this file), and the session's handler on another CPU
+ * writes that CPU's producer.  Each of the session's CPUs thus counts
+ * every overflow of the session's events on it once, in its own
+ * counters and in-band in its own ring, as a CPU session's does.
+ *
+ * Context: hardirq (software clock events) or NMI (hardware events).
+ */
+void kprof_overflow_task(struct perf_event *event,
+			 struct perf_sample_data *data, struct pt_regs *regs)
+{
+	struct kprof_session *s = event->overflow_handler_context;
+	const struct perf_callchain_entry *pchain = NULL;
+
+	if (data->sample_flags & PERF_SAMPLE_CALLCHAIN)
+		pchain = data->callchain;
+	kprof_sample_capture(this_cpu_ptr(s->pcpu), event, regs, pchain,
 			     data->period);
 }

@@ -7,6 +7,31 @@
  * event as kprof_throttle_way() says.  docs/throttle.md has the design and
  * what each kernel version does.  Called from the overflow handler
  * (hardirq or NMI): no locks, no allocation, no printk.
+ *
+ * Per-task sessions: the kernel counts its per-tick limit per event
+ * (hw.interrupts in hw.interrupts_seq, this CPU's tick), and a per-task
+ * session has one event per task of its target, several of which may take
+ * turns on a CPU within a tick.  kprof's own limit counts per event too:
+ * its count of an event is the kernel's, read from hw.interrupts, which
+ * __perf_event_account_interrupt() has already counted this overflow in.
+ * So a count carries across context switches within a tick, starts anew
+ * at the CPU's next tick, on another CPU, and when event_sched_in() lifts
+ * a throttle, exactly where the kernel's does, for any number of tasks;
+ * a count of kprof's own, per CPU, could see neither that lifting nor a
+ * move to another CPU and back within the tick.
+ * What the kernel's count cannot say, where kprof or the kernel wrote it
+ * (MAX_INTERRUPTS, kprof's arming), comes from a slot per event in the
+ * producer (c->thr_task, preallocated with it, keyed by the event's
+ * address): whether kprof throttled the event or armed the kernel's stop
+ * in this tick.  Exact while at most KPROF_THROTTLE_EVENTS of a session's
+ * events are throttled or armed on one CPU in one tick
+ * (kprof_throttle_event_of()).  One more difference from the kernel: a
+ * trip kprof could not arm ahead (a limit of 1, a knob lowered) arms at
+ * the trip, and event_sched_in() lifts MAX_INTERRUPTS only, so such an
+ * event's next overflow in the tick is dropped even after a switch that
+ * would have lifted a throttle of the kernel's.  A throttle's record in
+ * a CPU's ring ends at the next overflow let through, of whichever
+ * event.  Clock events are not stopped, see kprof_throttle_stop().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,7 +45,7 @@
 #include "kprof.h"
 
 /* kernel/events/core.c: hw.interrupts of an event the kernel throttled */
-#define KPROF_MAX_INTERRUPTS	(~0ULL)
+#define KPROF_MAX_INTERRUPTS	KPROF_THROTTLE_MAX_INTERRUPTS
 /*
  * hw.interrupts that makes __perf_event_account_interrupt()'s next
  * increment in the same tick reach MAX_INTERRUPTS, at or above any
@@ -85,30 +110,35 @@ static void kprof_throttle_open(struct kprof_cpu *c, u16 misc, u64 now)
 		local64_inc(&c->count[KPROF_CNT_OWN_THROTTLES]);
 	if (misc & KPROF_MISC_THROTTLE_KERNEL)
 		local64_inc(&c->count[KPROF_CNT_KERNEL_THROTTLES]);
-	/* kprof's tick and count (local_clock()), not the kernel's jiffy */
-	kprof_throttle_record(c, KPROF_RECORD_THROTTLE, misc, now, c->thr.tick,
-			      c->thr.interrupts, KPROF_LOST_THROTTLE_REC);
+	/* kprof's tick and count of the event, as it counted the overflow */
+	kprof_throttle_record(c, KPROF_RECORD_THROTTLE, misc, now,
+			      c->thr_cur->count.tick,
+			      c->thr_cur->count.interrupts,
+			      KPROF_LOST_THROTTLE_REC);
 }
 
 /*
- * Does the kernel's limit hold the event (hw.interrupts == MAX_INTERRUPTS,
- * set by __perf_event_account_interrupt() before this handler, cleared by
- * the tick's restart)?  *@tripped: this overflow tripped the kernel's own
- * limit, not one kprof_throttle_end() armed.  Returns whether the kernel
- * held the event before this overflow and still does.
+ * The per-tick state of @event, overflowing in the kernel's tick @seq: a
+ * CPU session's one event's, a per-task session's by the event, each of
+ * whose events the kernel counts on its own (hw.interrupts).  A CPU
+ * session's event is new only when its CPU came back online, its state
+ * reset then (kprof_throttle_reset()); what kprof knew of an earlier
+ * event's hw.interrupts is not this one's.
  */
-static bool kprof_kernel_throttle_check(struct kprof_cpu *c,
-					struct perf_event *event,
-					bool *tripped)
+static struct kprof_throttle_ev *
+kprof_throttle_event(struct kprof_cpu *c, struct perf_event *event, u64 seq)
 {
-	bool held = c->kthrottled;
-	bool armed = c->thr_armed &&
-		     READ_ONCE(event->hw.interrupts_seq) == c->thr_armed_seq;
+	struct kprof_throttle_ev *e = &c->thr;
 
-	c->thr_armed = false;
-	c->kthrottled = READ_ONCE(event->hw.interrupts) == KPROF_MAX_INTERRUPTS;
-	*tripped = c->kthrottled && !held && !armed;
-	return c->kthrottled && held;
+	if (kprof_session_per_task(c->session))
+		return kprof_throttle_event_of(&c->thr_task,
+					       (unsigned long)event, seq);
+	if (e->key != (unsigned long)event) {
+		e->key = (unsigned long)event;
+		e->kthrottled = 0;
+		e->armed_tick = KPROF_THROTTLE_NO_TICK;
+	}
+	return e;
 }
 
 /*
@@ -169,10 +199,28 @@ static void kprof_throttle_stop(struct kprof_cpu *c, struct perf_event *event,
 {
 	switch (kprof_throttle_way(event)) {
 	case KPROF_THR_DEFERRED:
-		irq_work_queue(&c->thr_stop);
+		/*
+		 * A per-task session's clock event is not stopped: by the
+		 * time the irq_work or the restart's hrtimer ran, its task
+		 * may have been switched out or moved to another CPU, and
+		 * its event with it, which must then not be stopped or
+		 * started from here behind the perf core.  Its overflows go
+		 * on arriving and are counted lost_throttled until its count
+		 * starts anew (kprof_throttle_admit()): the same records and
+		 * counts, only the handler's cost of those overflows is not
+		 * spared.
+		 */
+		if (!kprof_session_per_task(c->session))
+			irq_work_queue(&c->thr_stop);
 		break;
 	case KPROF_THR_IN_OVERFLOW:
-		/* The kernel's limit tripped too: it stops the event. */
+		/*
+		 * The kernel's limit tripped too: it stops the event.  A
+		 * per-task event is stopped the same way: it is the one
+		 * active on this CPU, in its own overflow, and the kernel
+		 * restarts it at the tick or lifts the throttle when it is
+		 * next scheduled in (event_sched_in()), as for its own.
+		 */
 		if (ktripped || READ_ONCE(event->state) != PERF_EVENT_STATE_ACTIVE)
 			break;
 		/* What the kernel's throttle does, in its order. */
@@ -204,7 +252,7 @@ static void kprof_throttle_stop_work(struct irq_work *work)
 	struct perf_event *event = READ_ONCE(c->event);
 	u64 now;
 
-	if (!event || !READ_ONCE(c->active) || !c->thr.throttled)
+	if (!event || !READ_ONCE(c->active) || !c->thr.count.throttled)
 		return;
 	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE) {
 		event->pmu->stop(event, 0);
@@ -214,7 +262,7 @@ static void kprof_throttle_stop_work(struct irq_work *work)
 	now = local_clock();
 	hrtimer_start(&c->thr_timer,
 		      kprof_throttle_expiry(ktime_get(),
-					    c->thr.tick_start_ns + l->tick_nsec,
+					    c->thr.count.tick_start_ns + l->tick_nsec,
 					    now),
 		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
@@ -227,16 +275,16 @@ static enum hrtimer_restart kprof_throttle_timer_fn(struct hrtimer *t)
 	u64 now = local_clock(), restart;
 
 	/* Not throttled: the handler already saw the throttle end. */
-	if (!event || !READ_ONCE(c->active) || !c->thr.throttled)
+	if (!event || !READ_ONCE(c->active) || !c->thr.count.throttled)
 		return HRTIMER_NORESTART;
-	if (!kprof_throttle_unthrottle(&kprof.limits, &c->thr, now,
+	if (!kprof_throttle_unthrottle(&kprof.limits, &c->thr.count, now,
 				       &restart)) {
 		/*
 		 * Still the throttled tick by local_clock() (the hrtimer's
 		 * clock ran ahead, or a later tick throttled): expire at its
 		 * end, at least 1 us on so that a skew cannot spin.
 		 */
-		restart = c->thr.tick_start_ns + kprof.limits.tick_nsec;
+		restart = c->thr.count.tick_start_ns + kprof.limits.tick_nsec;
 		hrtimer_set_expires(t, kprof_throttle_expiry(hrtimer_cb_get_time(t),
 							     max(restart, now + NSEC_PER_USEC),
 							     now));
@@ -252,7 +300,7 @@ static enum hrtimer_restart kprof_throttle_timer_fn(struct hrtimer *t)
 		event->pmu->start(event, 0);
 	c->thr_stopped = false;
 	/* The kernel's limit may hold it still: its release closes then. */
-	if (c->thr_open && !c->kthrottled)
+	if (c->thr_open && !c->thr.kthrottled)
 		kprof_throttle_close(c, now,
 				     kprof_throttle_tick_of(&kprof.limits, now));
 	local_inc(&c->publish_gen);
@@ -268,8 +316,9 @@ static enum hrtimer_restart kprof_throttle_timer_fn(struct hrtimer *t)
  * @v: out: kprof's verdict
  * @ktripped: out: this overflow tripped the kernel's limit
  *
- * Ends the throttled tick (UNTHROTTLE, before this overflow's SAMPLE)
- * when neither limit holds the CPU any more.
+ * Counts the overflow against kprof's limit for its event and ends the
+ * ring's throttled tick (UNTHROTTLE, before this overflow's SAMPLE) when
+ * the overflow is let through: no limit holds its event any more.
  *
  * Context: this CPU's overflow handler, in a buffer write section.
  * Return: false when the overflow arrived while kprof had the CPU
@@ -279,27 +328,43 @@ bool kprof_throttle_admit(struct kprof_cpu *c, struct perf_event *event,
 			  u64 now, enum kprof_throttle_verdict *v,
 			  bool *ktripped)
 {
-	bool kheld, was_throttled;
+	/* As __perf_event_account_interrupt() left them for this overflow. */
+	u64 seq = READ_ONCE(event->hw.interrupts_seq);
+	u64 kcount = READ_ONCE(event->hw.interrupts);
+	struct kprof_throttle_ev *e = kprof_throttle_event(c, event, seq);
+	bool was_throttled = e->count.throttled;
 
-	kheld = kprof_kernel_throttle_check(c, event, ktripped);
-	was_throttled = c->thr.throttled;
+	c->thr_cur = e;
+	*ktripped = kprof_throttle_kernel_tripped(e, kcount, seq);
 	/*
-	 * PMU events count in the kernel's ticks, whose tick restarts them;
-	 * clock events in local_clock()'s, as kprof restarts them itself.
+	 * A per-task session's events count as the kernel counts them: each
+	 * its own overflows in the kernel's tick, from hw.interrupts, which
+	 * restarts where the kernel's count does.  A CPU session's PMU
+	 * event counts in the kernel's ticks, whose tick restarts it; its
+	 * clock event in local_clock()'s, as kprof restarts it itself.
 	 */
-	if (kprof_throttle_way(event) == KPROF_THR_DEFERRED)
-		*v = kprof_throttle_interrupt(&kprof.limits, &c->thr, now);
+	if (kprof_session_per_task(c->session))
+		*v = kprof_throttle_interrupt_counted(&kprof.limits, &e->count,
+						      seq, now, kcount);
+	else if (kprof_throttle_way(event) == KPROF_THR_DEFERRED)
+		*v = kprof_throttle_interrupt(&kprof.limits, &e->count, now);
 	else
-		*v = kprof_throttle_interrupt_in(&kprof.limits, &c->thr,
-						 READ_ONCE(event->hw.interrupts_seq),
-						 now);
+		*v = kprof_throttle_interrupt_in(&kprof.limits, &e->count,
+						 seq, now);
 	if (*v == KPROF_THROTTLE_SUPPRESSED)
 		return false;
 	/* A later tick beat the deferred stop (a stall): nothing to undo. */
 	if (was_throttled)
 		c->thr_stopped = false;
-	if (c->thr_open && !kheld)
-		kprof_throttle_close(c, now, c->thr.tick);
+	/*
+	 * An overflow let through ends the throttled tick this ring is in:
+	 * the kernel restarted what its limit stopped (a MAX_INTERRUPTS now
+	 * is this overflow's, kprof_throttle_kernel_tripped()), kprof's own
+	 * limit let go, or, in a per-task session, another of its events
+	 * overflows here, which no limit holds.
+	 */
+	if (c->thr_open)
+		kprof_throttle_close(c, now, e->count.tick);
 	return true;
 }
 
@@ -319,7 +384,8 @@ void kprof_throttle_feed(struct kprof_cpu *c, u64 cost_ns, u64 now)
 	struct kprof_throttle_lowering low;
 	struct kprof_rate_lowered r;
 
-	if (!kprof_throttle_sample_took(&kprof.limits, &c->cost, cost_ns, &low))
+	if (!kprof_throttle_sample_took(&kprof.limits, this_cpu_ptr(&kprof_cost),
+					cost_ns, &low))
 		return;
 
 	r = (struct kprof_rate_lowered) {
@@ -369,7 +435,8 @@ void kprof_throttle_after(struct kprof_cpu *c, struct perf_event *event,
 		/* Shadow: record where ge would have stopped, keep going. */
 		local64_inc(&c->count[KPROF_CNT_WOULD_THROTTLES]);
 		kprof_throttle_record(c, KPROF_RECORD_WOULD_THROTTLE, 0, now,
-				      c->thr.tick, c->thr.interrupts,
+				      c->thr_cur->count.tick,
+				      c->thr_cur->count.interrupts,
 				      KPROF_LOST_WOULD_REC);
 	}
 }
@@ -391,12 +458,11 @@ void kprof_throttle_after(struct kprof_cpu *c, struct perf_event *event,
 void kprof_throttle_end(struct kprof_cpu *c, struct perf_event *event)
 {
 	if (kprof_throttle_way(event) != KPROF_THR_CORE ||
-	    !kprof_throttle_stops_next(&kprof.limits, &c->thr) ||
+	    !kprof_throttle_stops_next(&kprof.limits, &c->thr_cur->count) ||
 	    READ_ONCE(event->hw.interrupts) == KPROF_MAX_INTERRUPTS)
 		return;
 	WRITE_ONCE(event->hw.interrupts, KPROF_ARM_INTERRUPTS);
-	c->thr_armed = true;
-	c->thr_armed_seq = READ_ONCE(event->hw.interrupts_seq);
+	kprof_throttle_armed(c->thr_cur, READ_ONCE(event->hw.interrupts_seq));
 }
 
 static void kprof_throttle_msg_work(struct irq_work *work)
@@ -411,7 +477,7 @@ static void kprof_throttle_msg_work(struct irq_work *work)
 }
 
 /**
- * kprof_throttle_init_cpus() - set up every CPU's deferred throttle work
+ * kprof_throttle_init_cpus() - every CPU's cost average, from zero
  *
  * Context: module init, before any event exists.
  */
@@ -419,29 +485,49 @@ void kprof_throttle_init_cpus(void)
 {
 	unsigned int cpu;
 
-	for_each_possible_cpu(cpu) {
-		struct kprof_cpu *c = per_cpu_ptr(kprof_pcpu, cpu);
-
-		c->thr_stop = IRQ_WORK_INIT_HARD(kprof_throttle_stop_work);
-		c->thr_msg = IRQ_WORK_INIT(kprof_throttle_msg_work);
-		kprof_hrtimer_setup(&c->thr_timer, kprof_throttle_timer_fn,
-				    CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
-		kprof_throttle_cpu_init(&c->cost);
-		kprof_throttle_count_init(&c->thr);
-	}
+	for_each_possible_cpu(cpu)
+		kprof_throttle_reset_cost(cpu);
 }
 
 /**
- * kprof_throttle_reset() - forget a CPU's throttle history
- * @c: the CPU's state, without an event
+ * kprof_throttle_reset_cost() - forget a CPU's cost average
+ * @cpu: the CPU
+ *
+ * Context: kprof.lock held, no session running (no handler feeds it).
+ */
+void kprof_throttle_reset_cost(unsigned int cpu)
+{
+	kprof_throttle_cpu_init(per_cpu_ptr(&kprof_cost, cpu));
+}
+
+/**
+ * kprof_throttle_init() - set up a producer's deferred throttle work
+ * @c: a new session's producer of one CPU
+ *
+ * Context: process context, before the session has any event.
+ */
+void kprof_throttle_init(struct kprof_cpu *c)
+{
+	c->thr_stop = IRQ_WORK_INIT_HARD(kprof_throttle_stop_work);
+	c->thr_msg = IRQ_WORK_INIT(kprof_throttle_msg_work);
+	kprof_hrtimer_setup(&c->thr_timer, kprof_throttle_timer_fn,
+			    CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
+	kprof_throttle_reset(c);
+}
+
+/**
+ * kprof_throttle_reset() - forget the producer's events' throttle history
+ * @c: the producer, without an event
+ *
+ * The CPU's cost average stays: other sessions' events on the CPU share
+ * it (kprof_cost), and the kernel never resets running_sample_length.
  */
 void kprof_throttle_reset(struct kprof_cpu *c)
 {
-	kprof_throttle_cpu_init(&c->cost);
-	kprof_throttle_count_init(&c->thr);
+	kprof_throttle_event_init(&c->thr, 0);
+	kprof_throttle_events_init(&c->thr_task);
+	c->thr_cur = &c->thr;
 	c->thr_stopped = false;
-	c->kthrottled = false;
-	c->thr_armed = false;
 	c->thr_open = false;
 }
 

@@ -122,6 +122,7 @@ unsigned int kprof_ustack_regs(struct pt_regs *regs, u64 *out,
  * @u: from kprof_ustack_regs(); its size is set
  * @other: the record's other bytes (header to the size word)
  * @room: kprof_buffer_room() now
+ * @max_size: the session's configured user_stack_size
  *
  * The configured size, clamped as perf_sample_ustack_size() clamps it (to
  * what lies below the top of the user address space above sp, and to what
@@ -132,9 +133,10 @@ unsigned int kprof_ustack_regs(struct pt_regs *regs, u64 *out,
  * Return: the bytes it adds to the record: size, and dyn_size's 8 unless
  * size is 0.
  */
-u32 kprof_ustack_size(struct kprof_ustack *u, u32 other, unsigned long room)
+u32 kprof_ustack_size(struct kprof_ustack *u, u32 other, unsigned long room,
+		      u32 max_size)
 {
-	unsigned long max = kprof.config.user_stack_size;
+	unsigned long max = max_size;
 	u32 fixed = other + sizeof(u64);	/* dyn_size */
 
 	u->size = 0;

@@ -417,4 +417,239 @@ TEST(two_events_share_the_average_not_the_count)
 	ASSERT_EQ(5000U - 5000 / 128 + 7000, cpu.running_len);
 }
 
+/*
+ * A per-task session's events on one CPU (its target's and a child's,
+ * taking turns within ticks): each counts its own interrupts in the tick,
+ * as hw.interrupts does, so each gets the limit.  One count for both, as
+ * a CPU session's, would stop at the 4th interrupt of the two together.
+ */
+TEST(two_task_events_alternating_each_get_the_limit)
+{
+	struct kprof_throttle_limits l;
+	struct kprof_throttle_evs t;
+	struct kprof_throttle_ev *a, *b;
+	enum kprof_throttle_verdict v;
+	int i;
+
+	ASSERT_EQ(0, kprof_throttle_limits_init(&l, 250, KPROF_THROTTLE_GE));
+	ASSERT_EQ(0, kprof_throttle_set_max_sample_rate(&l, 1000));	/* 4 a tick */
+	kprof_throttle_events_init(&t);
+	for (i = 1; i <= 4; i++) {
+		int want = i < 4 ? KPROF_THROTTLE_SAMPLE : KPROF_THROTTLE_STOP;
+
+		a = kprof_throttle_event_of(&t, 0xa000, 7);
+		v = kprof_throttle_interrupt_counted(&l, &a->count, 7, 4000000, i);
+		ASSERT_EQ(want, (int)v);
+		b = kprof_throttle_event_of(&t, 0xb000, 7);
+		v = kprof_throttle_interrupt_counted(&l, &b->count, 7, 4000500, i);
+		ASSERT_EQ(want, (int)v);
+	}
+	ASSERT_NE(a, b);
+	ASSERT_EQ(4U, a->count.interrupts);
+	ASSERT_EQ(4U, b->count.interrupts);
+	/* Without the kernel's count (it wrote MAX_INTERRUPTS): the same. */
+	kprof_throttle_events_init(&t);
+	for (i = 1; i <= 4; i++) {
+		int want = i < 4 ? KPROF_THROTTLE_SAMPLE : KPROF_THROTTLE_STOP;
+
+		a = kprof_throttle_event_of(&t, 0xa000, 7);
+		v = kprof_throttle_interrupt_counted(&l, &a->count, 7, 4000000, 0);
+		ASSERT_EQ(want, (int)v);
+		b = kprof_throttle_event_of(&t, 0xb000, 7);
+		v = kprof_throttle_interrupt_counted(&l, &b->count, 7, 4000500, 0);
+		ASSERT_EQ(want, (int)v);
+	}
+	/* Each throttled until the tick, the other's turn notwithstanding. */
+	a = kprof_throttle_event_of(&t, 0xa000, 7);
+	ASSERT_EQ(KPROF_THROTTLE_SUPPRESSED,
+		  (int)kprof_throttle_interrupt_counted(&l, &a->count, 7, 4001000, 0));
+	a = kprof_throttle_event_of(&t, 0xa000, 8);
+	ASSERT_EQ(KPROF_THROTTLE_SAMPLE,
+		  (int)kprof_throttle_interrupt_counted(&l, &a->count, 8, 8000000, 1));
+}
+
+/* Two per-task events of core.c's, one CPU: what a context switch does. */
+struct task_ev {
+	struct core_hwc hwc;
+	u64 key;
+};
+
+/* event_sched_in(): a throttled event is unthrottled, its count from 0 */
+static void sched_in(struct task_ev *ev)
+{
+	hwc = ev->hwc;
+	if (hwc.interrupts == MAX_INTERRUPTS) {
+		hwc.interrupts = 0;
+		kernel_did.unthrottle_logs++;
+	}
+}
+
+/*
+ * The kernel's per-event count against kprof's over two tasks' events
+ * taking turns on a CPU every few interrupts (the experiment's
+ * task-per-tick), both limits at 4 per tick: kprof stops exactly the
+ * interrupts where the kernel throttles, including after a throttled
+ * event is scheduled in again within the tick (its count starts anew) and
+ * when a count carries across a switch, and sees none while the kernel
+ * holds an event stopped.  So it takes as many samples as the kernel
+ * lets through, more than 4 in a tick on the CPU.
+ */
+TEST(task_events_count_as_the_kernel)
+{
+	struct kprof_throttle_limits l;
+	struct kprof_throttle_evs t;
+	struct task_ev ev[2] = { { .key = 0xa000 }, { .key = 0xb000 } };
+	u64 ts, stops = 0, kernel_stops = 0, sampled = 0, tick = ~0ULL;
+	u64 in_tick = 0, most_in_tick = 0;
+	unsigned int cur = 0, n = 0, x = 12345;
+
+	kernel_boot(250);
+	ASSERT_EQ(0, perf_proc_update_handler_write(1000));
+	ASSERT_EQ(0, kprof_throttle_limits_init(&l, 250, KPROF_THROTTLE_GE));
+	ASSERT_EQ(0, kprof_throttle_set_max_sample_rate(&l, 1000));
+	kprof_throttle_events_init(&t);
+	ev[0].hwc = hwc;
+	ev[1].hwc = hwc;
+	sched_in(&ev[cur]);
+	/* 10 kHz for 100 ticks, a switch after 1 to 8 interrupts */
+	for (ts = 1234; ts < 100 * (u64)TICK_NSEC; ts += 100000) {
+		struct kprof_throttle_ev *e;
+		int ret, v;
+
+		kernel_advance(ts);	/* the tick of the running task's context */
+		if (perf_throttled_seq != tick) {
+			tick = perf_throttled_seq;
+			in_tick = 0;
+		}
+		if (hwc.interrupts != MAX_INTERRUPTS) {
+			ret = __perf_event_account_interrupt_ge(1);
+			kernel_stops += ret;
+			e = kprof_throttle_event_of(&t, ev[cur].key,
+						    hwc.interrupts_seq);
+			v = kprof_throttle_interrupt_counted(&l, &e->count,
+							     hwc.interrupts_seq,
+							     ts, hwc.interrupts);
+			ASSERT_NE(KPROF_THROTTLE_SUPPRESSED, v)
+				TH_LOG("t=%llu", (unsigned long long)ts);
+			ASSERT_EQ(ret, v == KPROF_THROTTLE_STOP)
+				TH_LOG("t=%llu event %u", (unsigned long long)ts, cur);
+			stops += v == KPROF_THROTTLE_STOP;
+			sampled++;
+			if (++in_tick > most_in_tick)
+				most_in_tick = in_tick;
+		}
+		x = x * 1103515245 + 12345;
+		if (++n > 1 + (x >> 16) % 8) {
+			ev[cur].hwc = hwc;	/* switched out */
+			cur = !cur;
+			sched_in(&ev[cur]);
+			n = 0;
+		}
+	}
+	TH_LOG("%llu samples, %llu throttles (kernel %llu), at most %llu in a tick",
+	       (unsigned long long)sampled, (unsigned long long)stops,
+	       (unsigned long long)kernel_stops,
+	       (unsigned long long)most_in_tick);
+	ASSERT_EQ(kernel_stops, stops);
+	ASSERT_LT(100ULL, stops);
+	ASSERT_LT(4ULL, most_in_tick);
+}
+
+/*
+ * The kernel's own limit at 1 per tick: every tick's first interrupt
+ * trips it, sets hw.interrupts to MAX_INTERRUPTS and is the tick's only
+ * one; each is a throttle of its own (perf logs one per tick), not one
+ * throttle held across ticks.  An interrupt kprof armed is kprof's.
+ */
+TEST(kernel_limit_one_trips_every_tick)
+{
+	struct kprof_throttle_ev e;
+	u64 ts, tripped = 0, interrupts = 0;
+
+	kernel_boot(250);
+	ASSERT_EQ(0, perf_proc_update_handler_write(250));	/* 1 a tick */
+	kprof_throttle_event_init(&e, 0xa000);
+	for (ts = 1234; ts < 50 * (u64)TICK_NSEC; ts += 100000) {
+		kernel_advance(ts);
+		if (hwc.interrupts == MAX_INTERRUPTS)
+			continue;	/* stopped: no interrupt */
+		ASSERT_EQ(1, __perf_event_account_interrupt_ge(1));
+		interrupts++;
+		ASSERT_TRUE(kprof_throttle_kernel_tripped(&e, hwc.interrupts,
+							  hwc.interrupts_seq))
+			TH_LOG("t=%llu", (unsigned long long)ts);
+		tripped++;
+	}
+	ASSERT_EQ(50ULL, interrupts);
+	ASSERT_EQ((u64)kernel_did.throttle_logs, tripped);
+
+	/* Armed by kprof in this tick: its own limit's stop, not the kernel's. */
+	kprof_throttle_armed(&e, 60);
+	ASSERT_FALSE(kprof_throttle_kernel_tripped(&e, MAX_INTERRUPTS, 60));
+	ASSERT_TRUE(e.kthrottled);
+	/* An arming of an earlier tick is gone: the kernel's own trip. */
+	kprof_throttle_armed(&e, 60);
+	ASSERT_TRUE(kprof_throttle_kernel_tripped(&e, MAX_INTERRUPTS, 61));
+	ASSERT_FALSE(kprof_throttle_kernel_tripped(&e, 1, 62));
+}
+
+/*
+ * More of a session's events on a CPU in a tick than slots: one that is
+ * neither throttled nor armed gives its slot up first (its count is the
+ * kernel's, taken up again at its next interrupt), one of an earlier tick
+ * too, and when every slot holds a throttled event of the tick they are
+ * taken in turn.
+ */
+TEST(task_event_slots)
+{
+	struct kprof_throttle_limits l;
+	struct kprof_throttle_evs t;
+	struct kprof_throttle_ev *e;
+	u64 key;
+
+	ASSERT_EQ(0, kprof_throttle_limits_init(&l, 250, KPROF_THROTTLE_GE));
+	ASSERT_EQ(0, kprof_throttle_set_max_sample_rate(&l, 1000));	/* 4 a tick */
+	kprof_throttle_events_init(&t);
+	/* Each at its 4th interrupt of tick 3 when first seen: throttled. */
+	for (key = 1; key <= KPROF_THROTTLE_EVENTS; key++) {
+		e = kprof_throttle_event_of(&t, key, 3);
+		ASSERT_EQ(key, e->key);
+		ASSERT_EQ(KPROF_THROTTLE_STOP,
+			  (int)kprof_throttle_interrupt_counted(&l, &e->count, 3, 0, 4));
+	}
+	/* All throttled: the first slot in turn. */
+	e = kprof_throttle_event_of(&t, 9, 3);
+	ASSERT_EQ(&t.ev[0], e);
+	ASSERT_EQ(KPROF_THROTTLE_SAMPLE,
+		  (int)kprof_throttle_interrupt_counted(&l, &e->count, 3, 0, 1));
+	/* Event 9 is not throttled: its slot goes first, then comes back. */
+	e = kprof_throttle_event_of(&t, 10, 3);
+	ASSERT_EQ(&t.ev[0], e);
+	ASSERT_EQ(KPROF_THROTTLE_SAMPLE,
+		  (int)kprof_throttle_interrupt_counted(&l, &e->count, 3, 0, 1));
+	e = kprof_throttle_event_of(&t, 9, 3);
+	ASSERT_EQ(&t.ev[0], e);
+	ASSERT_EQ(KPROF_THROTTLE_SAMPLE,
+		  (int)kprof_throttle_interrupt_counted(&l, &e->count, 3, 0, 2));
+	ASSERT_EQ(2U, e->count.interrupts);
+	/* Event 2 kept its slot and its throttle, the kernel counting on. */
+	e = kprof_throttle_event_of(&t, 2, 3);
+	ASSERT_EQ(&t.ev[1], e);
+	ASSERT_EQ(KPROF_THROTTLE_SUPPRESSED,
+		  (int)kprof_throttle_interrupt_counted(&l, &e->count, 3, 0, 5));
+	/* Event 9 throttled too: now the second slot's turn. */
+	e = kprof_throttle_event_of(&t, 9, 3);
+	ASSERT_EQ(KPROF_THROTTLE_SAMPLE,
+		  (int)kprof_throttle_interrupt_counted(&l, &e->count, 3, 0, 3));
+	ASSERT_EQ(KPROF_THROTTLE_STOP,
+		  (int)kprof_throttle_interrupt_counted(&l, &e->count, 3, 0, 4));
+	e = kprof_throttle_event_of(&t, 11, 3);
+	ASSERT_EQ(&t.ev[1], e);
+	/* In tick 4 every slot of tick 3 is spare. */
+	ASSERT_EQ(KPROF_THROTTLE_SAMPLE,
+		  (int)kprof_throttle_interrupt_counted(&l, &e->count, 3, 0, 1));
+	e = kprof_throttle_event_of(&t, 12, 4);
+	ASSERT_EQ(&t.ev[0], e);
+}
+
 TEST_HARNESS_MAIN

@@ -160,6 +160,7 @@ static int rmmod_refused(void)
 
 TEST(rmmod_while_mapped)
 {
+	struct kprof_config cfg;
 	struct kprof_info info;
 	struct kprof_mmap_page *pg;
 	void *region;
@@ -168,6 +169,9 @@ TEST(rmmod_while_mapped)
 	NEED_ROOT_AND_MODULE();
 	fd = kp_open();
 	ASSERT_LE(0, fd) TH_LOG(KP_DEV ": %s", strerror(errno));
+	/* Its session, whose buffers it maps (ABI 5: none before). */
+	kp_cfg_init(&cfg, 100);
+	ASSERT_EQ(0, kp_set_config(fd, &cfg)) TH_LOG("%s", strerror(errno));
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
 	ASSERT_EQ(0, ioctl(fd, KPROF_IOC_GET_INFO, &info))

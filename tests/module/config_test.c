@@ -168,8 +168,17 @@ BAD(freq_above_max_rate, EINVAL, cfg->sample = max_sample_rate + 1ULL);
 BAD(cpu_out_of_range, EINVAL, kp_cfg_add_cpu(cfg, nr_cpu_ids));
 BAD(cpu_last_bit, EINVAL, kp_cfg_add_cpu(cfg, KPROF_MAX_CPUS - 1));
 BAD(reserved_first, EINVAL, cfg->__reserved[0] = 1);
-BAD(reserved_last, EINVAL, cfg->__reserved[4] = 1ULL << 63);
+BAD(reserved_last, EINVAL, cfg->__reserved[3] = 1ULL << 63);
 BAD(reserved0, EINVAL, cfg->__reserved0 = 1);
+/* The target (ABI 6): pid > 0 with KPROF_TARGET_TASK only, no cpumask. */
+BAD(target_flag_unknown, EINVAL, cfg->target_flags = KPROF_TARGET_ALL + 1);
+BAD(target_flag_top, EINVAL, cfg->target_flags = KPROF_TARGET_TASK | 1U << 31);
+BAD(target_pid_without_flag, EINVAL, cfg->target_pid = getpid());
+BAD(target_threads_without_task, EINVAL, cfg->target_flags = KPROF_TARGET_THREADS);
+BAD(target_pid_zero, EINVAL, cfg->target_flags = KPROF_TARGET_TASK);
+#define TARGET(pid)	{ cfg->target_flags = KPROF_TARGET_TASK; cfg->target_pid = (pid); }
+BAD(target_pid_negative, EINVAL, TARGET(-1));
+BAD(target_with_cpumask, EINVAL, { TARGET(getpid()); kp_cfg_add_cpu(cfg, 0); });
 /* perf_copy_attr()'s sample_stack_user rules, for DWARF call chains. */
 BAD(dwarf_stack_size_zero, EINVAL, cfg->flags |= KPROF_CFG_CALLCHAIN_DWARF);
 #define DWARF_SIZE(n)	{ cfg->flags |= KPROF_CFG_CALLCHAIN_DWARF; cfg->user_stack_size = (n); }
@@ -366,7 +375,7 @@ TEST_F(config, size_protocol)
 	ASSERT_EQ(0ULL, big.tail[0]);
 	ASSERT_EQ(0ULL, big.tail[1]);
 	ASSERT_EQ(1000ULL, big.cfg.sample);
-	ASSERT_EQ(0ULL, big.cfg.__reserved[4]);
+	ASSERT_EQ(0ULL, big.cfg.__reserved[3]);
 
 	/* ...and a size below the first published one is refused. */
 	memset(&now, 0, sizeof(now));

@@ -7,6 +7,7 @@
  * kernel_limit: kernel.perf_event_max_sample_rate 1000 stops kprof's
  *	event through the kernel's own per-tick limit: THROTTLE records that
  *	name the kernel's limit, UNTHROTTLE, see there.
+ * kernel_limit_one: the same at one overflow per tick, each a throttle.
  * freq_above_limits_refused: -F above the lower of the two limits is
  *	refused or lowered as perf record does, naming the knob.
  *
@@ -79,17 +80,19 @@ FIXTURE_TEARDOWN(kthrottle)
 		free(tt_cpus[i].r);
 }
 
-TEST_F_TIMEOUT(kthrottle, kernel_limit, 60)
+typedef FIXTURE_DATA(kthrottle) kthrottle_data;
+
+static void kernel_limit_run(struct __test_metadata *_metadata,
+			     kthrottle_data *self, long krate)
 {
-	const unsigned int limit = (TT_KRATE + TT_HZ - 1) / TT_HZ;
+	const unsigned int limit = (krate + TT_HZ - 1) / TT_HZ;
 	__u64 tick_nsec = kprof_throttle_tick_nsec(TT_HZ);
 	unsigned int cpu, checked = 0;
 	long rate;
 
-	KP_RETURN_IF_SKIPPED();
 	/* Written here, not in setup: teardown restores it after failures. */
 	self->rate_written = 1;
-	ASSERT_EQ(0, tt_kernel_rate_write(TT_KRATE, self->old_pct))
+	ASSERT_EQ(0, tt_kernel_rate_write(krate, self->old_pct))
 		TH_LOG("%s: %s", TT_RATE, strerror(errno));
 	/*
 	 * kprof's own limits out of the way: 400 per tick, and its cost
@@ -103,7 +106,7 @@ TEST_F_TIMEOUT(kthrottle, kernel_limit, 60)
 		TH_LOG("%s", self->b.err);
 	/* Only PMU NMIs feed the kernel's cost controller: none here. */
 	ASSERT_EQ(0, tt_sysctl_read(TT_RATE, &rate));
-	ASSERT_EQ(TT_KRATE, rate) TH_LOG("the kernel lowered its limit");
+	ASSERT_EQ(krate, rate) TH_LOG("the kernel lowered its limit");
 
 	for (cpu = 0; cpu < self->b.nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++) {
 		struct kp_cpu *c = &self->b.cpus[cpu];
@@ -189,6 +192,13 @@ TEST_F_TIMEOUT(kthrottle, kernel_limit, 60)
 		       cpu, k.kernel_throttles, k.unthrottles, exact, limit,
 		       segs, most, nr, (last - first) / 1e9);
 		/*
+		 * At one per tick every overflow the kernel lets through is
+		 * the first of its tick and trips the limit: one THROTTLE
+		 * each, as perf logs one each.
+		 */
+		if (limit == 1)
+			EXPECT_EQ(nr, k.kernel_throttles) TH_LOG("CPU %u", cpu);
+		/*
 		 * At most @limit per kernel tick, and the kernel ticks once per
 		 * TICK_NSEC (a late tick is not repeated), so over the samples'
 		 * span: at most limit * (span / TICK_NSEC + 2).
@@ -214,6 +224,25 @@ TEST_F_TIMEOUT(kthrottle, kernel_limit, 60)
 		 */
 	}
 	ASSERT_LT(0U, checked);
+}
+
+TEST_F_TIMEOUT(kthrottle, kernel_limit, 60)
+{
+	KP_RETURN_IF_SKIPPED();
+	kernel_limit_run(_metadata, self, TT_KRATE);
+}
+
+/*
+ * The kernel's limit at one per tick: every tick's first overflow trips
+ * it, so hw.interrupts is MAX_INTERRUPTS at each overflow kprof sees.
+ * Each is a throttle of its own, as perf logs one per tick: an UNTHROTTLE
+ * before each SAMPLE after the first, a THROTTLE after each (no SAMPLE
+ * while the last THROTTLE stands).
+ */
+TEST_F_TIMEOUT(kthrottle, kernel_limit_one, 60)
+{
+	KP_RETURN_IF_SKIPPED();
+	kernel_limit_run(_metadata, self, TT_HZ);
 }
 
 /* Run "kprofcat ARGS" on cpu-clock; its status and stderr in @out. */

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -34,12 +35,14 @@
 
 #include "kselftest_harness.h"
 #include "expect.h"
+#include "kp_capture.h"
 
 #include "kprof_test.h"
 
 #define KPROFCAT	"user/kprofcat"
 #define SPIN		"tests/progs/spin"
 #define PARAMS		"/sys/module/kprof/parameters/"
+#define CAP		"/tmp/knobs_test.cap"
 
 /* Run CMD with sh: stdout into OUT, stderr into ERR (each NUL-terminated). */
 static int run(const char *cmd, char *out, size_t out_len, char *err, size_t err_len)
@@ -115,6 +118,23 @@ static unsigned long param_ul(const char *name)
 	char buf[64];
 
 	return param_read(name, buf, sizeof(buf)) ? ~0UL : strtoul(buf, NULL, 10);
+}
+
+/* Does the capture at @path hold @text (its META record is plain text)? */
+static int capture_has(const char *path, const char *text)
+{
+	static char buf[1 << 20];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0)
+		return -1;
+	return !!memmem(buf, n, text, strlen(text));
 }
 
 static int get_throttle(struct kprof_throttle_config *t)
@@ -261,11 +281,16 @@ TEST_F_TIMEOUT(knobs, insmod_parameters, 120)
 	ASSERT_EQ(0, get_config(&c));
 	EXPECT_EQ(100ULL, c.sample);
 	EXPECT_TRUE(c.flags & KPROF_CFG_FREQ);
-	/* Told otherwise, kprofcat does what it was told. */
-	EXPECT_EQ(0, run(KPROFCAT " -F 211 -d 1 --stats", out, sizeof(out), err, sizeof(err)))
+	/*
+	 * Told otherwise, kprofcat does what it was told: its session is its
+	 * file's (ABI 5), out of another file's GET_CONFIG, so its capture's
+	 * META record says what it configured.
+	 */
+	EXPECT_EQ(0, run(KPROFCAT " -F 211 -d 1 --stats -o " CAP, out, sizeof(out),
+			 err, sizeof(err)))
 		TH_LOG("%s", err);
-	ASSERT_EQ(0, get_config(&c));
-	EXPECT_EQ(211ULL, c.sample);
+	EXPECT_EQ(1, capture_has(CAP, "\nsample=211\nfreq=1\n")) TH_LOG("META of " CAP);
+	unlink(CAP);
 	ASSERT_EQ(0, kp_rmmod());
 	ASSERT_EQ(0, kp_insmod());
 	/* The fixture's teardown writes back what it found before. */
@@ -274,7 +299,6 @@ TEST_F_TIMEOUT(knobs, insmod_parameters, 120)
 TEST_F_TIMEOUT(knobs, kprofcat_sets_knobs_and_lowers_F, 180)
 {
 	static char out[1 << 16], err[8192];
-	struct kprof_config c;
 	char buf[32];
 
 	ASSERT_EQ(0, run(KPROFCAT " --cpu-time-max-percent 25 --max-sample-rate 1000 --throttle-semantics gt -F 100 -d 1 --stats",
@@ -297,12 +321,14 @@ TEST_F_TIMEOUT(knobs, kprofcat_sets_knobs_and_lowers_F, 180)
 	EXPECT_EQ(0, run(KPROFCAT " -d 1 --stats", out, sizeof(out), err, sizeof(err)))
 		TH_LOG("%s", err);
 	EXPECT_HAS(err, "Lowering default frequency rate from 4000 to 1000.");
-	EXPECT_EQ(0, run(KPROFCAT " -F 5000 -d 1 --stats", out, sizeof(out), err, sizeof(err)))
+	EXPECT_EQ(0, run(KPROFCAT " -F 5000 -d 1 --stats -o " CAP, out, sizeof(out), err,
+			 sizeof(err)))
 		TH_LOG("%s", err);
 	EXPECT_HAS(err, "Maximum frequency rate (1000 Hz) exceeded, throttling from 5000 Hz to 1000 Hz");
 	EXPECT_NE(NULL, strstr(err, "--strict-freq")) TH_LOG("%s", err);
-	ASSERT_EQ(0, get_config(&c));
-	EXPECT_EQ(1000ULL, c.sample);
+	/* What kprofcat's own session ran at (ABI 5: not another file's). */
+	EXPECT_EQ(1, capture_has(CAP, "\nsample=1000\nfreq=1\n")) TH_LOG("META of " CAP);
+	unlink(CAP);
 	EXPECT_EQ(1, run(KPROFCAT " -F 5000 --strict-freq -d 1 --stats", out, sizeof(out), err,
 			 sizeof(err)));
 	EXPECT_HAS(err, "Maximum frequency rate (1000 Hz) exceeded: -F 5000 with --strict-freq");
@@ -411,36 +437,92 @@ TEST_F_TIMEOUT(knobs, errors_name_the_value_and_the_limit, 120)
 	}
 }
 
-/* perf record -p ends when its process does; so does kprofcat -p. */
+/*
+ * perf record -p ends when its process does; so does kprofcat -p.  The
+ * process spins until kprofcat's capture holds a sample of it (kprofcat
+ * sampled it, so its session started while the process lived: a START
+ * after the process is gone is ESRCH), then exits on its own.
+ */
 TEST_F_TIMEOUT(knobs, pid_run_ends_with_its_process, 120)
 {
+	static const char go[] = "/tmp/knobs_test.go";
 	static char out[1 << 16], err[8192];
+	pid_t target, releaser;
+	char cmd[256];
+	int status;
 
-	/*
-	 * Without the end it runs into the test's timeout.  SPIN is
-	 * kprofcat's child here, left a zombie when it ends: gone all the same.
-	 */
-	EXPECT_EQ(0, run("sh -c '" SPIN " 2 & exec " KPROFCAT " -F 199 -p $! --stats'",
-			 out, sizeof(out), err, sizeof(err))) TH_LOG("%s", err);
+	unlink(go);
+	unlink(CAP);
+	target = fork();
+	ASSERT_LE(0, target);
+	if (!target) {
+		/* Gone with the test, whatever ends it. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		while (access(go, F_OK))
+			;
+		_exit(0);
+	}
+	releaser = fork();
+	ASSERT_LE(0, releaser);
+	if (!releaser) {
+		int ok = !kp_capture_wait_samples(CAP);
+
+		close(open(go, O_CREAT | O_WRONLY, 0600));
+		_exit(ok ? 0 : 1);
+	}
+	/* Without the end it runs into the test's timeout. */
+	snprintf(cmd, sizeof(cmd), KPROFCAT " -F 997 -g -p %d -o " CAP " --stats", target);
+	EXPECT_EQ(0, run(cmd, out, sizeof(out), err, sizeof(err))) TH_LOG("%s", err);
 	EXPECT_NE(NULL, strstr(err, "[ kprofcat: ")) TH_LOG("%s", err);
+	ASSERT_EQ(releaser, waitpid(releaser, &status, 0));
+	EXPECT_EQ(0, status) TH_LOG("the capture never held a sample");
+	/* If kprofcat failed, the releaser has let the target go. */
+	ASSERT_EQ(target, waitpid(target, &status, 0));
+	unlink(go);
 }
 
+/*
+ * Lines of folded stacks in @out whose leaf frame is (@kernel) or is not
+ * a kernel frame ("_[k]"), or -1 for a line without a count.
+ */
+static int leaves(const char *out, int kernel)
+{
+	const char *line = out, *nl, *sp;
+	int n = 0;
+
+	for (; *line; line = nl + 1) {
+		nl = strchrnul(line, '\n');
+		for (sp = nl; sp > line && sp[-1] != ' '; sp--)
+			;
+		if (sp == line)
+			return -1;
+		sp--;	/* the space before the count */
+		if ((sp - line >= 4 && !strncmp(sp - 4, "_[k]", 4)) == !!kernel)
+			n++;
+		if (!*nl)
+			break;
+	}
+	return n;
+}
+
+/*
+ * The event modifiers reach kprof: :u samples user mode only, :k kernel
+ * mode only.  Seen in kprofcat's own samples, its session being its
+ * file's (ABI 5), out of another file's GET_CONFIG.
+ */
 TEST_F_TIMEOUT(knobs, modifier_u_samples_user_mode_only, 120)
 {
 	static char out[1 << 16], err[8192];
-	struct kprof_config c;
 
-	ASSERT_EQ(0, run(KPROFCAT " -e cpu-clock:u -F 199 -d 1 --stats", out, sizeof(out), err,
-			 sizeof(err)))
+	ASSERT_EQ(0, run(KPROFCAT " -e cpu-clock:u -F 199 --folded -- " SPIN " 1", out,
+			 sizeof(out), err, sizeof(err)))
 		TH_LOG("%s", err);
-	ASSERT_EQ(0, get_config(&c));
-	EXPECT_TRUE(c.flags & KPROF_CFG_EXCLUDE_KERNEL);
-	EXPECT_FALSE(c.flags & KPROF_CFG_EXCLUDE_USER);
-	ASSERT_EQ(0, run(KPROFCAT " -e cpu-clock:k -F 199 -d 1 --stats", out, sizeof(out), err,
-			 sizeof(err)))
+	EXPECT_LT(0, leaves(out, 0)) TH_LOG("no user-mode sample: %s", out);
+	EXPECT_EQ(0, leaves(out, 1)) TH_LOG("kernel-mode samples with :u: %s", out);
+	ASSERT_EQ(0, run(KPROFCAT " -e cpu-clock:k -F 199 -a --folded -- " SPIN " 1", out,
+			 sizeof(out), err, sizeof(err)))
 		TH_LOG("%s", err);
-	ASSERT_EQ(0, get_config(&c));
-	EXPECT_TRUE(c.flags & KPROF_CFG_EXCLUDE_USER);
+	EXPECT_EQ(0, leaves(out, 0)) TH_LOG("user-mode samples with :k: %s", out);
 }
 
 /* The knobs are root's, as the perf sysctls are. */

@@ -13,8 +13,9 @@
  *    host, where tests/vm/replay-check replays it with the host's kprofcat;
  *  - a process that lives < 50 ms from spawn to reaping (tests/progs/
  *    shortlived: static, no libc), while kprofcat is stopped, is
- *    symbolized with its whole caller chain (side band only); a machine
- *    too slow to run it in 50 ms SKIPs, saying how long;
+ *    symbolized with its whole caller chain (side band only), and
+ *    kprofcat's capture holds as many samples as its session counted; a
+ *    machine too slow to run it in 50 ms SKIPs, saying how long;
  *  - a recording killed with SIGKILL (no END section) replays: every whole
  *    SAMPLE record in the file is printed, none rejected, and stderr says
  *    the capture was cut short;
@@ -44,6 +45,7 @@
 
 #include "grammar.h"
 #include "hot3_tally.h"
+#include "kp_capture.h"
 #include "stall_witness.h"
 
 #define KPROFCAT	"user/kprofcat"
@@ -291,71 +293,32 @@ static unsigned long count_stacks(char *text, const char *comm, const char *cons
 }
 
 /*
- * The session's state now: whether it runs, and @cpu's counters (GET_STATS
- * reads the live ones; after STOP, the last session's stay until the next
- * START resets them).  -1 with errno if the device or an ioctl fails.
+ * @cpu's counters as kprofcat saved them in capture @cap (its STATS
+ * section, GET_STATS of its own session after STOP), read back with
+ * `kprofcat -i CAP --stats`: overflows, samples and the lost causes.
+ * -1 if kprofcat fails or prints no row for @cpu.
  */
-static int session_state(int cpu, bool *running, struct kprof_counters *k)
+static int capture_counters(const char *cap, int cpu, struct kprof_counters *k)
 {
-	struct kprof_cpu_stats st;
-	struct kprof_info info;
-	int fd = open("/dev/kprof", O_RDONLY), ret = -1;
+	char cmd[256], *out, *err, *line, *save = NULL;
+	int ret = -1;
 
-	if (fd < 0)
-		return -1;
-	memset(&info, 0, sizeof(info));
-	info.size = sizeof(info);
-	memset(&st, 0, sizeof(st));
-	st.size = sizeof(st);
-	st.cpu = cpu;
-	if (!ioctl(fd, KPROF_IOC_GET_INFO, &info) && !ioctl(fd, KPROF_IOC_GET_STATS, &st)) {
-		*running = info.flags & KPROF_INFO_RUNNING;
-		*k = st.counters;
-		ret = 0;
+	snprintf(cmd, sizeof(cmd), KPROFCAT " -i %s --stats", cap);
+	if (run(cmd, &out, &err) == 0) {
+		for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			int c;
+
+			if (sscanf(line, "%d %llu %llu %llu %llu %llu %llu", &c, &k->overflows,
+				   &k->samples, &k->lost_full, &k->lost_nested, &k->lost_stopped,
+				   &k->lost_throttled) == 7 && c == cpu) {
+				ret = 0;
+				break;
+			}
+		}
 	}
-	close(fd);
+	free(out);
+	free(err);
 	return ret;
-}
-
-/*
- * Until kprofcat's session runs and has delivered a sample on @cpu:
- * kprofcat opens its side band before it starts kprof, so from then on
- * both record.  A fixed 2 s sleep was not enough with 1 vCPU, where
- * kprofcat's start-up (kallsyms, /proc snapshot) took longer, and the
- * counters alone are no sign: STOP leaves the last session's in place
- * until the next START resets them, so RUNNING is checked first.
- * Progress, not a rate: the 30 s only turn a recorder that never starts
- * into a failure.
- */
-static int wait_sampling(int cpu)
-{
-	struct kprof_counters k;
-	bool running;
-	int i;
-
-	for (i = 0; i < 1500; i++) {
-		if (session_state(cpu, &running, &k))
-			return -1;
-		if (running && k.samples)
-			return 0;
-		usleep(20000);
-	}
-	return -1;
-}
-
-/* The session's counters on @cpu, as it left them (STOP keeps them). */
-static void log_counters(struct __test_metadata *_metadata, int cpu)
-{
-	struct kprof_counters k;
-	bool running;
-
-	if (session_state(cpu, &running, &k)) {
-		TH_LOG("GET_INFO/GET_STATS: %s", strerror(errno));
-		return;
-	}
-	TH_LOG("CPU %d: overflows %llu samples %llu lost full %llu nested %llu stopped %llu throttled %llu; throttles %llu kernel %llu",
-	       cpu, k.overflows, k.samples, k.lost_full, k.lost_nested,
-	       k.lost_stopped, k.lost_throttled, k.throttles, k.kernel_throttles);
 }
 
 /* Milliseconds from @t0 to @t1 (CLOCK_MONOTONIC). */
@@ -367,12 +330,13 @@ static double ms_between(const struct timespec *t0, const struct timespec *t1)
 /*
  * Not a child of kprofcat (-a, spawned from here) and, kprofcat being
  * stopped meanwhile, gone before kprofcat could read its /proc/PID/maps:
- * only the side band's exec/mmap history can name its functions (with the
- * reader running, it would see the first samples within milliseconds and
- * its /proc fallback could do it too).  Lifetime: posix_spawn to waitpid, which
- * bounds exec to exit from above.  -F 4000 gives ~80 samples in its 20 ms
- * (TCG's timers fire late on a busy host: 8 to 38 were seen at 2 kHz), far
- * below kprof's default limits (100 kHz, 400 per tick at HZ 250).  It is
+ * only the side band's exec/mmap history can name its functions.
+ * kprofcat records a capture (-o: records as they come, symbols from the
+ * side band's history at its end) and the stacks are read back from it
+ * (-i --folded).  Lifetime: posix_spawn to waitpid, which bounds exec to
+ * exit from above.  -F 4000 gives ~80 samples in its 20 ms (TCG's timers
+ * fire late on a busy host: 8 to 38 were seen at 2 kHz), far below
+ * kprof's default limits (100 kHz, 400 per tick at HZ 250).  It is
  * spawned from, and runs on, the one CPU kprofcat samples (CPU 1), kprofcat
  * itself on CPU 0: sampling idle CPUs, migrating the new process and
  * sharing its CPU with the reader cost the emulated machine as much as the
@@ -383,6 +347,7 @@ static double ms_between(const struct timespec *t0, const struct timespec *t1)
  */
 TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 {
+	static const char cap[] = "/tmp/kprofcat_short.kpcap";
 	char *const argv[] = { "shortlived", "20", NULL };
 	struct kprof_throttle_config saved;
 	static const char *const want[] = {
@@ -390,15 +355,15 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 		";_start;start_c;main;sl_run;sl_spin_a", ";_start;start_c;main;sl_run;sl_spin_b",
 	};
 	unsigned long all, n[4];
-	struct kprof_counters k0, k1;
+	struct kprof_counters k;
 	struct timespec t0, t1;
 	struct rusage ru;
 	cpu_set_t set, reader;
-	bool running;
 	double wait_ms;
 	char *out, *err;
 	pid_t rec, prog;
-	int status, target;
+	int status, target, cut;
+	long records;
 	char cpu[16];
 	double ms;
 
@@ -411,21 +376,29 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 	CPU_SET(target, &set);
 	CPU_ZERO(&reader);
 	CPU_SET(0, &reader);
+	unlink(cap);
 	rec = fork();
 	ASSERT_GE(rec, 0);
 	if (!rec) {
-		if (!freopen("/tmp/kprofcat_short.out", "w", stdout))
-			_exit(126);
 		if (target && sched_setaffinity(0, sizeof(reader), &reader))
 			_exit(126);
 		/* Ended by SIGINT below; the 30 s only end an orphan. */
-		execl(KPROFCAT, "kprofcat", "-a", "-C", cpu, "-F", "4000", "-g",
-		      "--duration", "30", "--folded", (char *)NULL);
+		execl(KPROFCAT, "kprofcat", "-q", "-a", "-C", cpu, "-F", "4000", "-g",
+		      "--duration", "30", "-o", cap, (char *)NULL);
 		_exit(127);
 	}
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ASSERT_EQ(0, wait_sampling(target))
+	/*
+	 * Until the capture holds a SAMPLE: its session samples one CPU
+	 * only, and kprofcat opens its side band before it starts kprof, so
+	 * from then on both record on that CPU.  Only kprofcat can tell (its
+	 * session belongs to its own file).  At -F 4000 with call chains a
+	 * RECORDS section fills kprofcat's stdio buffer within milliseconds.
+	 * A fixed 2 s sleep was not enough with 1 vCPU, where kprofcat's
+	 * start-up (kallsyms, /proc snapshot) took longer.
+	 */
+	ASSERT_EQ(0, kp_capture_wait_samples(cap))
 		TH_LOG("kprofcat never delivered a sample on CPU %d", target);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	wait_ms = ms_between(&t0, &t1);
@@ -433,13 +406,13 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 	 * The reader stopped (as if not scheduled) from before the spawn
 	 * until after the reaping: it cannot see the process alive, so
 	 * /proc/PID/maps is no help, only the side band is.  kprof and the
-	 * side band keep recording into their buffers meanwhile.
+	 * side band keep recording into their buffers meanwhile: kprofcat's
+	 * session is its file's, which only kprofcat can stop or close, and
+	 * a stopped kprofcat does neither.
 	 */
 	ASSERT_EQ(0, kill(rec, SIGSTOP));
 	ASSERT_EQ(rec, waitpid(rec, &status, WUNTRACED));
 	ASSERT_TRUE(WIFSTOPPED(status));
-	ASSERT_EQ(0, session_state(target, &running, &k0));
-	ASSERT_TRUE(running);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/* posix_spawn: vfork-style, no page tables copied. */
 	ASSERT_EQ(0, posix_spawn(&prog, SHORTLIVED, NULL, NULL, argv, environ));
@@ -450,8 +423,6 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 	 * and is told to end it only now (a --duration could run out while
 	 * this test waits for the first sample: its speed is the host's).
 	 */
-	ASSERT_EQ(0, session_state(target, &running, &k1));
-	ASSERT_TRUE(running);
 	ASSERT_EQ(0, kill(rec, SIGCONT));
 	ASSERT_EQ(0, kill(rec, SIGINT));
 	ms = ms_between(&t0, &t1);
@@ -461,15 +432,31 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 		TH_LOG("kprofcat: status %#x", status);
 	ASSERT_EQ(0, restore_throttle(&saved))
 		TH_LOG("restoring the throttle knobs: %s", strerror(errno));
-	log_counters(_metadata, target);
+	/*
+	 * The capture holds every sample the session delivered on the CPU:
+	 * the kernel's count (the STATS section) is its SAMPLE records.
+	 */
+	ASSERT_EQ(0, capture_counters(cap, target, &k))
+		TH_LOG("no counters of CPU %d in %s", target, cap);
+	records = kp_capture_samples(cap, &cut);
+	TH_LOG("CPU %d: overflows %llu samples %llu lost full %llu nested %llu stopped %llu throttled %llu; the capture holds %ld SAMPLE records%s",
+	       target, k.overflows, k.samples, k.lost_full, k.lost_nested, k.lost_stopped,
+	       k.lost_throttled, records, cut ? " and no END" : "");
+	EXPECT_EQ(0, cut);
+	EXPECT_EQ((long)k.samples, records);
+	ASSERT_EQ(0, run(KPROFCAT " -i /tmp/kprofcat_short.kpcap --folded >/tmp/kprofcat_short.out",
+			 &out, &err)) TH_LOG("%s", err);
+	free(out);
+	free(err);
+	unlink(cap);
 	ASSERT_EQ(0, run(TOP_COMMANDS, &out, &err));
 	TH_LOG("commands in kprofcat's output, by samples:\n%s", out);
 	free(out);
 	free(err);
 	ASSERT_EQ(0, run("grep '^shortlived;' /tmp/kprofcat_short.out || true", &out, &err));
 	unlink("/tmp/kprofcat_short.out");
-	TH_LOG("kprofcat's first sample on CPU %d seen after %.1f ms; shortlived lived %.1f ms (spawn to waitpid): CPU %d took %llu overflows meanwhile; it ran %.1f ms user, %.1f ms system, %ld voluntary and %ld involuntary switches; its stacks:\n%s",
-	       target, wait_ms, ms, target, k1.overflows - k0.overflows,
+	TH_LOG("kprofcat's first sample on CPU %d seen after %.1f ms; shortlived lived %.1f ms (spawn to waitpid); it ran %.1f ms user, %.1f ms system, %ld voluntary and %ld involuntary switches; its stacks:\n%s",
+	       target, wait_ms, ms,
 	       ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec / 1e3,
 	       ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3, ru.ru_nvcsw,
 	       ru.ru_nivcsw, out);
@@ -502,51 +489,6 @@ TEST_F_TIMEOUT(kprofcat, process_exiting_within_50ms_is_symbolized, 60)
 	EXPECT_LE(n[1] * 10, n[0]) TH_LOG("too many samples with unsymbolized user frames");
 	free(out);
 	free(err);
-}
-
-/*
- * The whole SAMPLE records in capture PATH, counted from the format
- * (user/capture.h) without kprofcat's reader: sections up to the end of
- * the file, and in the RECORDS section the file ends in, the records
- * that end before it.  *CUT: whether the file lacks END.  -1: not a capture.
- */
-static long whole_samples(const char *path, int *cut)
-{
-	const struct kprof_record_header *h;
-	struct { uint32_t type, arg; uint64_t size; } sec;
-	size_t pos = 64, end, r;
-	const unsigned char *m;
-	long n = 0;
-	struct stat st;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0 || fstat(fd, &st) || st.st_size < 64)
-		return -1;
-	m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED || memcmp(m, "KPROFCAP", 8))
-		return -1;
-	*cut = 1;
-	while (st.st_size - pos >= sizeof(sec)) {
-		memcpy(&sec, m + pos, sizeof(sec));
-		pos += sizeof(sec);
-		if (sec.type == 7) {		/* END */
-			*cut = 0;
-			break;
-		}
-		end = sec.size < st.st_size - pos ? pos + sec.size : (size_t)st.st_size;
-		for (r = pos; sec.type == 4 && end - r >= sizeof(*h); r += h->size) {
-			h = (const void *)(m + r);
-			if (h->size < sizeof(*h) || h->size > end - r)
-				break;
-			n += h->type == KPROF_RECORD_SAMPLE;
-		}
-		pos += (sec.size + 7) & ~7ULL;
-		if (pos > (size_t)st.st_size)
-			break;
-	}
-	munmap((void *)m, st.st_size);
-	return n;
 }
 
 /*
@@ -587,7 +529,7 @@ TEST_F_TIMEOUT(kprofcat, killed_recording_reads_to_the_cut, 120)
 		execl(KPROFCAT, "kprofcat", "-F", "1000", "-g", "-o", cap, (char *)NULL);
 		_exit(127);
 	}
-	for (i = 0; i < 600 && whole_samples(cap, &cut) < 1000; i++)
+	for (i = 0; i < 600 && kp_capture_samples(cap, &cut) < 1000; i++)
 		usleep(100 * 1000);
 	ASSERT_EQ(0, kill(rec, SIGKILL));
 	ASSERT_EQ(rec, waitpid(rec, &status, 0));
@@ -598,7 +540,7 @@ TEST_F_TIMEOUT(kprofcat, killed_recording_reads_to_the_cut, 120)
 	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
 		TH_LOG("status %#x", status);
 	ASSERT_EQ(0, stat(cap, &st));
-	want = whole_samples(cap, &cut);
+	want = kp_capture_samples(cap, &cut);
 	TH_LOG("killed after %.1f s: %lld bytes, %ld whole samples, %s", i / 10.0,
 	       (long long)st.st_size, want, cut ? "no END" : "END present");
 	ASSERT_GE(want, 1000) TH_LOG("the recording never got 1000 samples into its file");

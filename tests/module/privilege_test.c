@@ -261,7 +261,11 @@ static int throttle_call(int fd, struct kprof_throttle_config *t)
 	return ioctl(fd, KPROF_IOC_SET_THROTTLE, t) ? errno : 0;
 }
 
-/* The debug setting is CAP_SYS_ADMIN's; the rest is the group's. */
+/*
+ * The knobs are every session's, applied at once to running ones too: a
+ * change is CAP_SYS_ADMIN's (the debug setting and the rest alike);
+ * repeating the values in force changes nothing and is the group's.
+ */
 static int granted_knobs(char *msg, size_t len)
 {
 	struct kprof_throttle_config cur = { .size = sizeof(cur) }, t;
@@ -279,9 +283,13 @@ static int granted_knobs(char *msg, size_t len)
 	t = cur;
 	t.max_sample_rate = cur.max_sample_rate / 2;
 	rc = throttle_call(fd, &t);
-	CHILD_EXPECT(rc == 0, "SET_THROTTLE max_sample_rate %u: %s",
-		     t.max_sample_rate, strerror(rc));
-	cur = t;
+	CHILD_EXPECT(rc == EPERM, "SET_THROTTLE max_sample_rate %u: %s",
+		     t.max_sample_rate, rc ? strerror(rc) : "accepted");
+	t = cur;
+	t.semantics = cur.semantics == KPROF_THROTTLE_GE ? KPROF_THROTTLE_GT : KPROF_THROTTLE_GE;
+	rc = throttle_call(fd, &t);
+	CHILD_EXPECT(rc == EPERM, "SET_THROTTLE semantics %u: %s", t.semantics,
+		     rc ? strerror(rc) : "accepted");
 
 	t = cur;
 	t.cpu_time_max_percent = 0;
@@ -297,7 +305,7 @@ static int granted_knobs(char *msg, size_t len)
 	return 0;
 }
 
-TEST_F(granted, debug_knobs_need_admin)
+TEST_F(granted, knob_changes_need_admin)
 {
 	gid_t grant = GRANT_GID;
 	char msg[512];

@@ -21,9 +21,8 @@
  *  - stats_snapshot_test, symbol=kprof_throttle_admit: the overflow
  *    handler calls it after counting the overflow and before counting
  *    its outcome;
- *  - ownership_race_test, symbol=kprof_counters_clear_page: a release
- *    emptying its buffers, CPU by CPU; and mutex_lock_interruptible (its
- *    _nested variant with lockdep): read() taking the lock of its copy.
+ *  - session_race_test, symbol=kprof_bufs_read: a read() at its copy,
+ *    its session's read_lock held and its buffer set referenced.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -614,6 +614,7 @@ static int prof_check(struct prof *p)
 		p_err("-p and -- CMD exclude each other");
 		return -1;
 	}
+	o->per_task = (o->cmd || o->pid) && !o->all && !p->cpus_given;
 	return 0;
 }
 

@@ -137,12 +137,12 @@ static pid_t spawn_held(char **cmd, int stdout_to_stderr, int *go, int *exec_err
 }
 
 /*
- * A pidfd of CMD, readable once it has exited, so that the loop's poll()
- * ends with it, as perf record's SIGCHLD ends its own, instead of up to
- * POLL_MS later; -1 where the kernel has none (before 5.3), and the
- * loop then notices the end at its next round.
+ * A pidfd of CMD or of -p's process, readable once it has exited, so that
+ * the loop's poll() ends with it, as perf record's SIGCHLD ends its own;
+ * -1 where the kernel has none (before 5.3), and the loop then looks
+ * every POLL_MS (live_poll_timeout()).
  */
-static int child_pidfd(pid_t pid)
+static int pidfd_of(pid_t pid)
 {
 #ifdef SYS_pidfd_open
 	return (int)syscall(SYS_pidfd_open, pid, 0);
@@ -250,6 +250,7 @@ struct live {
 	int tty;		/* the status line goes to stderr */
 	pid_t child;		/* CMD, 0 if none or reaped */
 	int child_fd;		/* its pidfd until reaped, -1: none */
+	int pid_fd;		/* -p's process's pidfd, -1: none */
 	int go, exec_err;	/* CMD's release pipe and exec-error pipe, -1: closed */
 	int child_status;
 	int stop_sig;		/* the signals kprofcat sent CMD, as a mask */
@@ -272,7 +273,8 @@ static int live_filters(struct live *l)
 	l->so.sf = o->sf;
 	l->so.proc_fallback = !l->sb;
 	if (o->pid && !o->all) {
-		l->so.filter = FILTER_PID;
+		/* Per task, the module samples what PID creates too. */
+		l->so.filter = o->per_task ? FILTER_TREE : FILTER_PID;
 		l->so.pid = o->pid;
 	} else if (l->child && !o->all) {
 		l->so.filter = FILTER_TREE;
@@ -327,18 +329,31 @@ static int live_setup(struct live *l)
 	/* -o alone: wakeups at an eighth of a buffer (record_raw.h). */
 	if (o->out_path && !o->out && !o->cfg.watermark)
 		o->cfg.watermark = o->cfg.buffer_pages * (uint32_t)sysconf(_SC_PAGESIZE) / 8;
+	/* Held before SET_CONFIG: a per-task session names its pid. */
+	if (o->cmd) {
+		l->child = spawn_held(o->cmd, !!o->out, &l->go, &l->exec_err);
+		if (l->child < 0) {
+			l->child = 0;
+			return -1;
+		}
+		l->child_fd = pidfd_of(l->child);
+	}
+	if (o->pid)
+		l->pid_fd = pidfd_of(o->pid);
+	if (o->per_task) {
+		/* -p: every thread of PID's process, as perf record -p. */
+		o->cfg.target_flags = KPROF_TARGET_TASK |
+				      (o->pid ? KPROF_TARGET_THREADS : 0);
+		o->cfg.target_pid = o->pid ? o->pid : l->child;
+		/* The module's default CPUs are for CPU sessions. */
+		memset(o->cfg.cpumask, 0, sizeof(o->cfg.cpumask));
+	}
 	if (kdev__configure(l->d, &o->cfg, o->event))
 		return -1;
 	if (o->out_path) {
 		l->cap = capture__create(o->out_path);
 		if (!l->cap)
 			return -1;
-	}
-	if (o->cmd) {
-		l->child = spawn_held(o->cmd, !!o->out, &l->go, &l->exec_err);
-		if (l->child < 0)
-			return -1;
-		l->child_fd = child_pidfd(l->child);
 	}
 	if (live_filters(l) || live_session(l))
 		return -1;
@@ -395,8 +410,35 @@ static int live_done(struct live *l)
 }
 
 /*
- * A round's wait: poll() on the device, CMD's pidfd and the side band, at
- * most POLL_MS.  0, or 1 after a poll() error, reported.
+ * How long a round's poll() may sleep: as perf record's, until a buffer
+ * holds its watermark, a process event comes or the process ends, so
+ * that the reader wakes on the CPUs it profiles no more often than
+ * perf's (every wakeup there moves the profiled tasks' context switches,
+ * which the per-task throttle counts per event).  Bounded only by what
+ * needs a clock: the end of --duration, the status line, and an end no
+ * pidfd reports.
+ */
+static int live_poll_timeout(const struct live *l)
+{
+	double left;
+	int ms = -1;
+
+	if (l->tty || (l->child && l->child_fd < 0) ||
+	    (l->o->pid && l->pid_fd < 0))
+		ms = POLL_MS;
+	if (l->o->duration > 0) {
+		left = l->o->duration - (now() - l->t0);
+		left = left > 0 ? left * 1000 + 1 : 0;
+		if (ms < 0 || left < ms)
+			ms = (int)left;
+	}
+	return ms;
+}
+
+/*
+ * A round's wait: poll() on the device, the pidfd of CMD or of -p's
+ * process, and the side band (live_poll_timeout()).  0, or 1 after a
+ * poll() error, reported.
  */
 static int live_poll(struct live *l)
 {
@@ -410,8 +452,13 @@ static int live_poll(struct live *l)
 		l->pfds[n].events = POLLIN;
 		l->pfds[n++].revents = 0;
 	}
+	if (l->pid_fd >= 0) {
+		l->pfds[n].fd = l->pid_fd;
+		l->pfds[n].events = POLLIN;
+		l->pfds[n++].revents = 0;
+	}
 	sb = sideband__pollfds(l->sb, l->pfds + n, MAX_POLLFDS - n);
-	if (poll(l->pfds, n + sb, POLL_MS) < 0 && errno != EINTR) {
+	if (poll(l->pfds, n + sb, live_poll_timeout(l)) < 0 && errno != EINTR) {
 		p_err("poll: %s", strerror(errno));
 		return 1;
 	}
@@ -605,6 +652,8 @@ static void live_free(struct live *l)
 		waitpid(l->child, NULL, 0);
 	if (l->child_fd >= 0)
 		close(l->child_fd);
+	if (l->pid_fd >= 0)
+		close(l->pid_fd);
 	if (l->cap)
 		capture__close(l->cap);
 	free(l->stats);
@@ -647,6 +696,7 @@ int record__live(struct record_opts *o)
 		.go = -1,
 		.exec_err = -1,
 		.child_fd = -1,
+		.pid_fd = -1,
 	};
 	int status = 1;
 

@@ -20,6 +20,12 @@ struct record_opts {
 	char **cmd;		/* -- CMD ARGS */
 	int all;		/* -a */
 	int pid;		/* -p PID, 0 if none */
+	/*
+	 * -- CMD or -p PID without -a or -C: a per-task session on CMD or
+	 * PID and the tasks it creates (KPROF_TARGET_TASK), as perf
+	 * record's default; else the CPUs, CMD's samples kept by the reader.
+	 */
+	int per_task;
 	const char *out_path;	/* -o */
 	struct output *out;	/* NULL: -o alone */
 	int want_stats;		/* fill the summary from the device */

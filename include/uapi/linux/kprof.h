@@ -14,24 +14,40 @@
  *
  * Device model
  * ------------
- * /dev/kprof is one profiler instance for the whole system.  It samples one
- * event on a set of CPUs and writes each CPU's records into that CPU's own
- * ring buffer.  Configure with KPROF_IOC_SET_CONFIG while stopped, then
+ * Every open file of /dev/kprof (struct file: dup()s and fork()s share
+ * it) has its own profiling session, which samples one event on a set of
+ * CPUs and writes each CPU's records into that CPU's own ring buffer of
+ * the session.  Configure with KPROF_IOC_SET_CONFIG while stopped, then
  * KPROF_IOC_START / KPROF_IOC_STOP.  Records are read either by mmap()ing
  * each CPU's buffer (preferred, see "mmap layout") or with read(), which is
- * refused (-EBUSY) while any buffer is mapped.
+ * refused (-EBUSY) while any buffer of the session is mapped.
  *
- * Session ownership: the open file (struct file: dup()s and fork()s share
- * it) that STARTs a session owns it until STOP or until its last reference
- * goes, which stops sampling (a mapping holds its file).  While it runs,
- * any other file gets EBUSY for STOP, SET_CONFIG, SET_THROTTLE, read()
- * and mmap(), and START fails with EBUSY while a file other than the
- * starting one has buffers mapped.  What a second file gets: GET_INFO,
- * GET_CONFIG, GET_STATS (the counters of the running session),
- * GET_THROTTLE, ABI_VERSION and poll(); once stopped, everything but
- * SET_CONFIG, read() and mmap() of the stopped session's buffers, which
- * stay the starting file's until it is released or another file STARTs
- * (see START).
+ * Sessions (since ABI version 5): a file's session is created by its
+ * first SET_CONFIG (with that configuration) or START (with the module
+ * parameters' configuration, GET_CONFIG before either), and lives until
+ * the file's last reference goes, which stops it and frees its buffers
+ * (a mapping holds its file).  Every ioctl, mmap(), read() and poll()
+ * acts on the caller's own session only: no file can stop, reconfigure,
+ * map or read another's, nor see its counters.  Several sessions sample
+ * side by side, each with its own events, buffers and counters, up to
+ * the max_sessions module parameter (admin-set, default 4) at once:
+ * START beyond it fails with EBUSY and a kernel log line naming the
+ * limit.  What is shared: the throttle knobs (SET_THROTTLE, global like
+ * the kernel's perf sysctls: a change applies to every session at once,
+ * running ones too, and is the administrator's) and
+ * each CPU's handler time budget (the cost average the knobs limit is
+ * one per CPU, fed by every session's handler on it).  Up to version 4
+ * one session per machine existed and the starting file owned it.
+ *
+ * Per-task sessions (since ABI version 6, KPROF_TARGET_TASK): the
+ * session's event follows one task and the tasks it creates (inherited
+ * at fork, as perf's per-task events are) instead of sitting on CPUs;
+ * whichever CPU such a task overflows on, the record goes to that CPU's
+ * ring of the session, and the session's counters count its overflows
+ * only.  Starting one needs, besides the right to open the device, ptrace
+ * read access to the task (PTRACE_MODE_READ_REALCREDS with the opener's
+ * credentials), which perf_event_open() asks of a per-task event: a
+ * member of the group= grant cannot sample another user's process.
  *
  * Privilege is decided at open() from the opener's credentials: it needs
  * CAP_PERFMON (or CAP_SYS_ADMIN), what perf_event_open() needs for
@@ -40,8 +56,9 @@
  * module was loaded with (group=GID, which also makes the node root:GID
  * 0660; without it the node is root's, 0600).  Otherwise EACCES.  Every
  * opener may therefore see kernel addresses: records carry them as they
- * are.  The debug setting (cpu_time_max_percent 0 or 100, the cost
- * controller off) needs CAP_SYS_ADMIN at open() (EPERM).
+ * are.  Changing the throttle knobs (SET_THROTTLE), the debug setting
+ * among them (cpu_time_max_percent 0 or 100, the cost controller off),
+ * needs CAP_SYS_ADMIN at open() (EPERM).
  */
 #ifndef _UAPI_LINUX_KPROF_H
 #define _UAPI_LINUX_KPROF_H
@@ -54,7 +71,7 @@
  * built for version V works with a kernel whose control page says
  * compat_version <= V <= version.
  */
-#define KPROF_ABI_VERSION		4
+#define KPROF_ABI_VERSION		6
 #define KPROF_ABI_COMPAT_VERSION	1
 
 #define KPROF_COMM_LEN			16
@@ -290,10 +307,9 @@ enum kprof_record_type {
 	 * that THROTTLE/UNTHROTTLE pairing stays recoverable.  Written
 	 * in-band right before the next record that fits, with that record's
 	 * time, and by STOP; losses still pending at START (the STOP flush
-	 * did not fit and nothing was read since) are the buffers' owner's:
-	 * a START by that same file carries them into the new run (its
-	 * first overflows, lost by cause), a START by another file drops
-	 * them with the emptied records.
+	 * did not fit and nothing was read since) are the session's: its
+	 * next START carries them into the new run (its first overflows,
+	 * lost by cause).
 	 * struct {
 	 *	struct kprof_record_header header;
 	 *	__u64	time;
@@ -456,7 +472,20 @@ struct kprof_config {
 	 */
 	__u32	user_stack_size;
 	__u32	__reserved0;	/* must be 0 */
-	__u64	__reserved[5];
+	/*
+	 * Since ABI version 6, in what was __reserved[0] (zero: the CPUs
+	 * of cpumask, as before).  With KPROF_TARGET_TASK in target_flags
+	 * the session samples one task and its descendants instead of
+	 * CPUs, as perf_event_open(pid, cpu -1) with attr.inherit does:
+	 * target_pid (> 0, in the pid namespace of the file's opener) names
+	 * the task, resolved at START; tasks it creates from then on
+	 * (threads and forked children, theirs too) inherit the event.  Its
+	 * samples on any CPU go to that CPU's ring, so every possible CPU
+	 * has one and cpumask must be all zero.
+	 */
+	__u32	target_flags;	/* KPROF_TARGET_* */
+	__s32	target_pid;	/* 0 without KPROF_TARGET_TASK */
+	__u64	__reserved[4];
 };
 
 #define KPROF_CONFIG_SIZE_VER0	(8 + 8 + 8 + 8 + 4 + 2 + 2 + 4 + 4 + \
@@ -476,6 +505,16 @@ struct kprof_config {
  */
 #define KPROF_CFG_CALLCHAIN_DWARF	(1ULL << 5)
 #define KPROF_CFG_ALL			((1ULL << 6) - 1)
+
+/* kprof_config.target_flags */
+#define KPROF_TARGET_TASK		(1U << 0)	/* target_pid and descendants */
+/*
+ * With KPROF_TARGET_TASK: also every other thread of target_pid's process
+ * that exists at START, and what each creates (perf record -p); without
+ * it, the one task target_pid names (perf record -t) and what it creates.
+ */
+#define KPROF_TARGET_THREADS		(1U << 1)
+#define KPROF_TARGET_ALL		((1U << 2) - 1)
 /* Largest user_stack_size: perf's, the most a __u16 record size holds. */
 #define KPROF_MAX_USER_STACK_SIZE	65528
 
@@ -549,9 +588,8 @@ struct kprof_cpu_stats {
  * still reaches its handler).  Unknown commands: ENOTTY.  Output structs
  * get 'size' = the kernel's sizeof().
  *
- * SET_CONFIG: EBUSY while running, while the buffers hold a stopped
- * session of another file (it may still be reading them), and when
- * buffer_pages changes or a CPU without a buffer is selected while any
+ * SET_CONFIG: of the caller's session, created if it has none.  EBUSY
+ * while it runs, and when buffer_pages changes or a CPU without a buffer is selected while any
  * region is mapped (new buffers are zeroed; the mmap layout changes).
  * Buffers exist for the selected CPUs only, on each CPU's NUMA node,
  * offline ones included; CPUs dropped from the selection while mapped
@@ -571,7 +609,10 @@ struct kprof_cpu_stats {
  * watermark > data size, a cpumask bit >= nr_cpu_ids or of a CPU that is
  * not possible, PERF_TYPE_HARDWARE config >= PERF_COUNT_HW_MAX,
  * PERF_TYPE_HW_CACHE config with a cache, op or result perf does not
- * know or bits above 23 (both types: no PMU type in the upper half).
+ * know or bits above 23 (both types: no PMU type in the upper half),
+ * target_flags with a bit KPROF_TARGET_ALL does not have,
+ * KPROF_TARGET_TASK with target_pid <= 0 or with a cpumask bit set,
+ * target_pid not 0 or KPROF_TARGET_THREADS without it.
  * ENOENT: software config >= PERF_COUNT_SW_MAX.  EOPNOTSUPP, with a
  * kernel log line naming the PMU: every type but HARDWARE, HW_CACHE and
  * RAW (the CPU's core PMU) and the cpu-clock and task-clock software
@@ -581,42 +622,57 @@ struct kprof_cpu_stats {
  * a PMU that cannot sample.  Hardware and raw events are checked by the
  * PMU driver at START.
  *
- * START: EBUSY while running, or while another file maps buffers.
+ * START: of the caller's session, created with the module parameters'
+ * configuration if it has none.  EBUSY while it runs, or while
+ * max_sessions sessions run (a kernel log line names the limit).
  * Creates the event of every selected online CPU, under the credentials
- * of the opener of the starting file (with CAP_PERFMON for a member of
+ * of the opener of the file (with CAP_PERFMON for a member of
  * the group= grant), so the PMU's and the LSMs' checks judge the opener;
  * if one fails (ENOENT or EOPNOTSUPP for a hardware event without a PMU,
- * EACCES from such a check, ...) the others are
- * released, its errno is returned and nothing runs (buffers it emptied
- * for a new owner are nobody's then, as after a release).  Counters restart
- * at 0 (seq at 1, after any carried losses).  A START by a file other
- * than the one whose session the buffers hold empties them: data_head
- * and data_tail back to 0, the data areas zeroed, so a new owner reads no
- * byte of an earlier session.  A START by that same file continues them
+ * EACCES from such a check, ...) the others are released, its errno is
+ * returned and nothing runs.  Counters restart at 0 (seq at 1, after any
+ * carried losses).  The session's first successful START empties its
+ * buffers (data_head and data_tail back to 0); later ones continue them
  * (data_head carries on), since its own reader may be draining them
- * through its mapping meanwhile.  From START until that file is released
- * its session's buffers are its own: other files' mmap() and read() get
- * EBUSY, also after STOP; its release empties them.  Selected CPUs
- * that are offline get their event when they come online.
+ * through its mapping meanwhile.  Selected CPUs that are offline get
+ * their event when they come online.
+ * A per-task session (KPROF_TARGET_TASK) resolves target_pid in the pid
+ * namespace of the file's opener: ESRCH if no such task (or it is
+ * exiting), EACCES without ptrace read access to it (checked, as
+ * perf_event_open() does, under the task's exec_update_lock, so an
+ * exec() that changes its credentials comes before or after both the
+ * check and the event; EINTR if a signal interrupts that wait).  Its
+ * events (one, or one per thread with KPROF_TARGET_THREADS, each thread
+ * checked) are created under the opener's credentials; no CPU hotplug
+ * concerns them.  Tasks the target created before START are not sampled
+ * (but for the threads KPROF_TARGET_THREADS adds), nor a thread that
+ * appears while START walks the process (as with perf record -p).
  *
- * STOP: returns 0, also when not running; EBUSY for a session another
- * file started.  Counters are final on return and the last LOST record is
- * in the buffer.  Sampling also stops when the last reference to the
- * starting file goes (a mapping holds its file).
+ * STOP: of the caller's session; returns 0, also when not running or
+ * without a session.  Counters are final on return and the last LOST
+ * record is in the buffer.  Sampling also stops when the last reference
+ * to the file goes (a mapping holds its file).
  *
- * GET_STATS: EINVAL for a CPU that is not possible.
+ * GET_INFO: mmap_stride, data_size, RUNNING and online_mask of the
+ * caller's session; without one, the layout its first START would give.
+ *
+ * GET_STATS: the counters of the caller's session (zero without one);
+ * avg_ns is the CPU's, shared by every session.  EINVAL for a CPU that
+ * is not possible.
  *
  * SET_THROTTLE: applied like the sysctl writes, in this order: semantics
  * (EINVAL > KPROF_THROTTLE_SHADOW), cpu_time_max_percent (EINVAL > 100),
  * max_sample_rate (EINVAL when 0 or > INT_MAX, or while the percent is 0
  * or 100); a field equal to the current value is not written.  Reserved
- * non-zero or unknown flags: EINVAL.  Then EPERM, unless the file was
- * opened with CAP_SYS_ADMIN, for a percent of 0 or 100 that switches the
- * cost controller off.  Allowed while
- * running, by the session's owner.
+ * non-zero or unknown flags: EINVAL.  Then EPERM for any change, unless
+ * the file was opened with CAP_SYS_ADMIN (a request that repeats the
+ * values in force changes nothing and succeeds): the knobs are every
+ * session's, and a change applies at once to every session, running or
+ * not, its control pages included, as a write of the perf sysctls
+ * reaches every event.
  *
- * read(): whole records, CPU by CPU; EBUSY while any region is mapped or
- * the buffers hold another file's session;
+ * read(): whole records of the caller's session, CPU by CPU; 0 without
+ * a session; EBUSY while any region of it is mapped;
  * EINVAL if the next record does not fit in the buffer; blocks until data
  * arrives while running (EAGAIN with O_NONBLOCK); 0 once stopped and
  * drained.  poll(): while running, EPOLLIN when a buffer holds at least
@@ -627,7 +683,9 @@ struct kprof_cpu_stats {
  * STOP.  A watermark above half the data area acts as half: a full ring
  * may hold less than one set near its size.
  *
- * mmap(): a page offset past the last CPU's region: EINVAL.
+ * mmap(): the caller's session's regions only; ENODEV before it has a
+ * session (SET_CONFIG or START first); a page offset past the last CPU's
+ * region: EINVAL.  poll(): EPOLLHUP without a session.
  */
 #define KPROF_IOC_ABI_VERSION	_IOR(KPROF_IOC_MAGIC, 0, __u32)
 #define KPROF_IOC_GET_INFO	_IOWR(KPROF_IOC_MAGIC, 1, struct kprof_info)

@@ -25,7 +25,11 @@ struct kdev {
 	unsigned int nr;
 	size_t stride;
 	unsigned long long bytes;	/* of records handed to kdev__read()'s FN */
+	int target_pid;		/* the configured KPROF_TARGET_TASK pid, 0: CPUs */
 };
+
+/* The first ABI version with one session per open file. */
+#define KDEV_ABI_SESSIONS	5
 
 struct kdev *kdev__open(const char *path)
 {
@@ -53,6 +57,16 @@ struct kdev *kdev__open(const char *path)
 	if (ioctl(d->fd, KPROF_IOC_ABI_VERSION, &version)) {
 		p_err("%s does not answer KPROF_IOC_ABI_VERSION (%s): is it a kprof device?",
 		      path, strerror(errno));
+		goto fail;
+	}
+	/*
+	 * Version 4 and older have one session per machine, owned by the
+	 * file that started it: another kprofcat's records could be in the
+	 * buffers, and a second kprofcat gets EBUSY.  Refused, by name.
+	 */
+	if (version < KDEV_ABI_SESSIONS) {
+		p_err("ABI mismatch: %s speaks kprof ABI version %u, an older kprof.ko with one profiling session per machine; kprofcat needs version %u (one session per open file): load the kprof.ko built from the same tree as kprofcat",
+		      path, version, KPROF_ABI_VERSION);
 		goto fail;
 	}
 	if (version < KPROF_ABI_VERSION) {
@@ -105,9 +119,11 @@ static void event_error(const char *what, const char *event, int e)
 	else if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV)
 		p_err("event '%s' is not supported here (no PMU provides it): without a hardware PMU (e.g. under QEMU TCG) use a software event such as cpu-clock",
 		      event);
-	else if (e == EBUSY)
-		p_err("%s: kprof is busy (another kprofcat is recording, or still has the buffers of the session it stopped: wait for it to exit)",
+	else if (e == EBUSY && !strcmp(what, "KPROF_IOC_START"))
+		p_err("%s: kprof is busy: as many sessions as kprof.ko's max_sessions limit are recording (see /sys/module/kprof/parameters/max_sessions and 'dmesg'): wait for one to stop, or have root raise the limit",
 		      what);
+	else if (e == EBUSY)
+		p_err("%s: kprof is busy: this session is running", what);
 	else if (e == EPERM && !strcmp(what, "KPROF_IOC_SET_CONFIG"))
 		p_err("%s: the buffers exceed your locked-memory allowance (kprof.ko's mlock_kb per CPU, then RLIMIT_MEMLOCK): use fewer --buffer-pages or CPUs, or raise 'ulimit -l'",
 		      what);
@@ -276,9 +292,14 @@ int kdev__configure(struct kdev *d, const struct kprof_config *c, const char *ev
 	/* New buffer sizes cannot be set under a mapping. */
 	unmap(d);
 	if (ioctl(d->fd, KPROF_IOC_SET_CONFIG, c)) {
-		event_error("KPROF_IOC_SET_CONFIG", event, errno);
+		if (errno == EINVAL && c->target_flags)
+			p_err("KPROF_IOC_SET_CONFIG: the module rejected target_pid %d (target_flags %#x): a per-task session needs a pid above 0 and no -C CPUs",
+			      c->target_pid, c->target_flags);
+		else
+			event_error("KPROF_IOC_SET_CONFIG", event, errno);
 		return -errno;
 	}
+	d->target_pid = (c->target_flags & KPROF_TARGET_TASK) ? c->target_pid : 0;
 	ret = map_all(d);
 	if (ret)
 		unmap(d);
@@ -288,8 +309,14 @@ int kdev__configure(struct kdev *d, const struct kprof_config *c, const char *ev
 int kdev__start(struct kdev *d, const char *event)
 {
 	if (ioctl(d->fd, KPROF_IOC_START)) {
+		if (d->target_pid && errno == ESRCH)
+			p_err("KPROF_IOC_START: target_pid %d: no such process (it exited, or is not in the pid namespace /dev/kprof was opened in)",
+			      d->target_pid);
+		else if (d->target_pid && errno == EACCES)
+			p_err("KPROF_IOC_START: target_pid %d: permission denied: sampling a process needs ptrace read access to it, as perf_event_open() requires of a per-task event (the same user and a process that did not change its ids, or CAP_SYS_PTRACE); kprof.ko's group= grant does not extend to other users' processes",
+			      d->target_pid);
 		/* SET_CONFIG took kprof's fields: the PMU's event_init refused. */
-		if (errno == EINVAL)
+		else if (errno == EINVAL)
 			p_err("KPROF_IOC_START: the PMU refused event '%s' (EINVAL from its event_init: check its config terms)",
 			      event);
 		else if (errno == EOPNOTSUPP)
