@@ -229,3 +229,55 @@ int kp_as_nobody(const gid_t *groups, int ngroups, kp_child_fn fn,
 		return -1;
 	return WEXITSTATUS(status);
 }
+
+/*
+ * Run @fn as pid 1 of a new pid namespace, given its own pid in ours
+ * (@outer, which it must not see in kprof's records); returns its exit
+ * code (-1 if it or its parent died), its message in @msg.
+ */
+int kp_in_new_pidns(kp_ns_fn fn, char *msg, size_t len)
+{
+	int pfd[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	msg[0] = '\0';
+	if (pipe(pfd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int opid[2];
+		pid_t inner;
+
+		close(pfd[0]);
+		if (unshare(CLONE_NEWPID) || pipe(opid))
+			_exit(100);
+		inner = fork();
+		if (inner < 0)
+			_exit(101);
+		if (!inner) {
+			char buf[512] = "";
+			pid_t outer;
+			int rc = 103;
+
+			if (read(opid[0], &outer, sizeof(outer)) == sizeof(outer))
+				rc = fn(outer, buf, sizeof(buf));
+			if (write(pfd[1], buf, strlen(buf)) < 0)
+				rc = 102;
+			_exit(rc);
+		}
+		if (write(opid[1], &inner, sizeof(inner)) != sizeof(inner))
+			_exit(103);
+		_exit(waitpid(inner, &status, 0) == inner && WIFEXITED(status) ?
+		      WEXITSTATUS(status) : 104);
+	}
+	close(pfd[1]);
+	n = read(pfd[0], msg, len - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(pfd[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}

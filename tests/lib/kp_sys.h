@@ -42,4 +42,7 @@ typedef int (*kp_child_fn)(char *msg, size_t len);
 int kp_as_nobody(const gid_t *groups, int ngroups, kp_child_fn fn,
 		 char *msg, size_t len);
 
+typedef int (*kp_ns_fn)(pid_t outer, char *msg, size_t len);
+int kp_in_new_pidns(kp_ns_fn fn, char *msg, size_t len);
+
 #endif /* KP_SYS_H */

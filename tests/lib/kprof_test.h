@@ -70,4 +70,15 @@
 		TH_LOG("SET_THROTTLE to the defaults: %s", strerror(errno)); \
 } while (0)
 
+/*
+ * In a child's function (kp_child_fn, kp_ns_fn), whose message goes to
+ * @msg of @len: when @cond does not hold, say why there and return 1.
+ */
+#define CHILD_EXPECT(cond, ...) do {					\
+	if (!(cond)) {							\
+		snprintf(msg, len, __VA_ARGS__);			\
+		return 1;						\
+	}								\
+} while (0)
+
 #endif /* KPROF_TEST_H */

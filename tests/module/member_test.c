@@ -54,13 +54,6 @@ FIXTURE_TEARDOWN(granted)
 	kp_insmod();
 }
 
-#define CHILD_EXPECT(cond, ...) do {					\
-	if (!(cond)) {							\
-		snprintf(msg, len, __VA_ARGS__);			\
-		return 1;						\
-	}								\
-} while (0)
-
 /* errno of a call that failed, 0 if it succeeded. */
 static int err_of(int ret)
 {

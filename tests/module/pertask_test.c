@@ -60,13 +60,6 @@
 #define SPIN_CPU_MS	200	/* CPU time each sampled task spends */
 #define GRANT_GID	4242
 
-#define CHILD_EXPECT(cond, ...) do {					\
-	if (!(cond)) {							\
-		snprintf(msg, len, __VA_ARGS__);			\
-		return 1;						\
-	}								\
-} while (0)
-
 /* Busy for @ms of this thread's own CPU time, however it is scheduled. */
 static void spin_cpu_ms(long ms)
 {
@@ -569,45 +562,13 @@ static int ns_opener(pid_t outer, char *msg, size_t len)
 
 TEST(pid_namespace)
 {
-	int pfd[2], status;
-	char msg[512] = "";
-	ssize_t len;
-	pid_t pid;
+	char msg[512];
+	int rc;
 
 	if (getuid() != 0 || access(KP_DEV, F_OK))
 		SKIP(return, "needs root and kprof loaded");
-	ASSERT_EQ(0, pipe(pfd));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		int opid[2], rc = 103;
-		pid_t inner, outer;
-
-		close(pfd[0]);
-		if (unshare(CLONE_NEWPID) || pipe(opid))
-			_exit(100);
-		inner = fork();
-		if (inner < 0)
-			_exit(101);
-		if (!inner) {
-			if (read(opid[0], &outer, sizeof(outer)) == sizeof(outer))
-				rc = ns_opener(outer, msg, sizeof(msg));
-			if (write(pfd[1], msg, strlen(msg)) < 0)
-				rc = 102;
-			_exit(rc);
-		}
-		if (write(opid[1], &inner, sizeof(inner)) != sizeof(inner))
-			_exit(103);
-		_exit(waitpid(inner, &status, 0) == inner && WIFEXITED(status) ?
-		      WEXITSTATUS(status) : 104);
-	}
-	close(pfd[1]);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	len = read(pfd[0], msg, sizeof(msg) - 1);
-	close(pfd[0]);
-	msg[len > 0 ? len : 0] = '\0';
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("%s", msg);
+	rc = kp_in_new_pidns(ns_opener, msg, sizeof(msg));
+	ASSERT_EQ(0, rc) TH_LOG("%s", msg);
 	TH_LOG("%s", msg);
 }
 

@@ -92,49 +92,13 @@ static int opener(pid_t outer, char *msg, size_t len)
 
 TEST(samples_carry_the_openers_namespace_pids)
 {
-	int pfd[2], status;
-	char msg[512] = "";
-	ssize_t len;
-	pid_t pid;
+	char msg[512];
+	int rc;
 
 	if (getuid() != 0 || access(KP_DEV, F_OK))
 		SKIP(return, "needs root and kprof loaded");
-	ASSERT_EQ(0, pipe(pfd));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		int opid[2];
-		pid_t inner;
-
-		close(pfd[0]);
-		if (unshare(CLONE_NEWPID) || pipe(opid))
-			_exit(100);
-		inner = fork();
-		if (inner < 0)
-			_exit(101);
-		if (!inner) {
-			pid_t outer;
-			int rc = 103;
-
-			/* Its pid out here: what kprof must not record. */
-			if (read(opid[0], &outer, sizeof(outer)) == sizeof(outer))
-				rc = opener(outer, msg, sizeof(msg));
-			if (write(pfd[1], msg, strlen(msg)) < 0)
-				rc = 102;
-			_exit(rc);
-		}
-		if (write(opid[1], &inner, sizeof(inner)) != sizeof(inner))
-			_exit(103);
-		_exit(waitpid(inner, &status, 0) == inner && WIFEXITED(status) ?
-		      WEXITSTATUS(status) : 104);
-	}
-	close(pfd[1]);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	len = read(pfd[0], msg, sizeof(msg) - 1);
-	close(pfd[0]);
-	msg[len > 0 ? len : 0] = '\0';
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("%s", msg);
+	rc = kp_in_new_pidns(opener, msg, sizeof(msg));
+	ASSERT_EQ(0, rc) TH_LOG("%s", msg);
 }
 
 TEST_HARNESS_MAIN

@@ -248,13 +248,6 @@ TEST_F(granted, member_opens_others_do_not)
 				     other, rc ? msg : "opened");
 }
 
-#define CHILD_EXPECT(cond, ...) do {					\
-	if (!(cond)) {							\
-		snprintf(msg, len, __VA_ARGS__);			\
-		return 1;						\
-	}								\
-} while (0)
-
 static int throttle_call(int fd, struct kprof_throttle_config *t)
 {
 	t->size = sizeof(*t);
