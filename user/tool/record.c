@@ -37,6 +37,13 @@
 
 #define WINDOW_NS	(200 * 1000000ULL)
 #define POLL_MS		50
+/*
+ * The longest a round sleeps otherwise (live_poll_timeout()): how late
+ * live output may come for a target that fills no buffer to its
+ * watermark.  Once a second on the profiled CPUs; every 50 ms moved the
+ * profiled tasks' context switches measurably.
+ */
+#define SLEEP_MAX_MS	1000
 #define MAX_POLLFDS	(KPROF_MAX_CPUS + 2)
 
 /* The signal that asked kprofcat to stop (SIGINT, SIGTERM), 0 if none. */
@@ -412,16 +419,16 @@ static int live_done(struct live *l)
 /*
  * How long a round's poll() may sleep: as perf record's, until a buffer
  * holds its watermark, a process event comes or the process ends, so
- * that the reader wakes on the CPUs it profiles no more often than
+ * that the reader wakes on the CPUs it profiles hardly more often than
  * perf's (every wakeup there moves the profiled tasks' context switches,
- * which the per-task throttle counts per event).  Bounded only by what
- * needs a clock: the end of --duration, the status line, and an end no
- * pidfd reports.
+ * which the per-task throttle counts per event); at most SLEEP_MAX_MS,
+ * less for what needs a clock: the end of --duration, the status line,
+ * and an end no pidfd reports.
  */
 static int live_poll_timeout(const struct live *l)
 {
 	double left;
-	int ms = -1;
+	int ms = SLEEP_MAX_MS;
 
 	if (l->tty || (l->child && l->child_fd < 0) ||
 	    (l->o->pid && l->pid_fd < 0))
@@ -429,7 +436,7 @@ static int live_poll_timeout(const struct live *l)
 	if (l->o->duration > 0) {
 		left = l->o->duration - (now() - l->t0);
 		left = left > 0 ? left * 1000 + 1 : 0;
-		if (ms < 0 || left < ms)
+		if (left < ms)
 			ms = (int)left;
 	}
 	return ms;
