@@ -589,6 +589,15 @@ static void sigint_run(struct __test_metadata *_metadata, char *const argv[])
 			break;
 		kp_sleep_ms(100);
 	}
+	if (sb.st_size == 0) {
+		/* Why: kprofcat's stderr, and whether it still runs. */
+		ssize_t n = pread(efd, err, sizeof(err) - 1, 0);
+
+		err[n > 0 ? n : 0] = '\0';
+		TH_LOG("no sample printed in 60 s; kprofcat %s; its stderr: %s",
+		       waitpid(pid, &status, WNOHANG) == pid ? "had exited" : "still ran",
+		       err);
+	}
 	ASSERT_LT(0, sb.st_size);
 	ASSERT_EQ(0, kill(pid, SIGINT));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
