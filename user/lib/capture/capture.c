@@ -43,6 +43,7 @@ struct capture_reader {
 	size_t done;		/* bytes before it are released */
 	char writer[17];
 	struct capture_cut cut;	/* where the file ends short of END */
+	int records;		/* capture__reading_records() */
 };
 
 static void put(struct capture_writer *w, const void *p, size_t len)
@@ -322,7 +323,9 @@ int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
 		cut_short(r, NULL, left);
 		return 0;
 	}
-	if (pread(r->fd, &s, sizeof(s), r->pos) != (ssize_t)sizeof(s)) {
+	if (r->records)
+		memcpy(&s, r->map + r->pos, sizeof(s));
+	else if (pread(r->fd, &s, sizeof(s), r->pos) != (ssize_t)sizeof(s)) {
 		p_err("reading capture file %s failed: %s", r->path, strerror(errno));
 		return -EIO;
 	}
@@ -353,6 +356,11 @@ int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
 	*data = r->map + r->pos + sizeof(s);
 	r->pos += sizeof(s) + (padded < left ? padded : left);
 	return 1;
+}
+
+void capture__reading_records(struct capture_reader *r, int on)
+{
+	r->records = on;
 }
 
 size_t capture__offset(const struct capture_reader *r, const void *data)

@@ -130,6 +130,13 @@ int capture__rewind(struct capture_reader *r);
 int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
 		  const void **data, size_t *len);
 /*
+ * Whether the caller reads the payload of every RECORDS section from now
+ * on (a pass over the records): then capture__next() takes section
+ * headers from the mapped file, a page it maps anyway, not from a read()
+ * each; otherwise it reads them, and maps no record it skips.
+ */
+void capture__reading_records(struct capture_reader *r, int on);
+/*
  * Done, for now, with the file up to the end of DATA (a section
  * capture__next() returned): its pages leave this process's memory (they
  * come back from the file if read again).

@@ -136,6 +136,7 @@ static uint64_t replay_lateness(struct replay *rp)
 	const void *data;
 	size_t len, pos;
 
+	capture__reading_records(rp->r, 1);
 	while (capture__next(rp->r, &type, &arg, &data, &len) > 0) {
 		if (type != KPCAP_RECORDS)
 			continue;
@@ -155,6 +156,7 @@ static uint64_t replay_lateness(struct replay *rp)
 		}
 		capture__done(rp->r, data, len);
 	}
+	capture__reading_records(rp->r, 0);
 	return late;
 }
 
@@ -270,6 +272,7 @@ static int replay_records(struct replay *rp)
 			  rp->stats_cpus ? rp->stats_cpus : KPROF_MAX_CPUS;
 	if (capture__rewind(rp->r))
 		return -EIO;
+	capture__reading_records(rp->r, 1);
 	while ((ret = capture__next(rp->r, &type, &arg, &data, &len)) > 0) {
 		if (type != KPCAP_RECORDS)
 			continue;
