@@ -7,7 +7,7 @@
 # be safe or meaningful (preflight), and the save and restore of every
 # value it touches (save_limits, restore; the traps are set by the caller).
 # Uses the caller's prog, event, on_testpmu, force, PERF, KPARAMS,
-# KPROF_DEV, kprof_ok, SYS and NMI_COST.
+# KPROF_DEV, kprof_ok, SYS, NMI_COST and SCHED_FEATURES.
 
 # other_perf_users: "PID (COMM)" of each process other than this one
 # holding a perf_event file (anon inode [perf_event]) or /dev/kprof.
@@ -70,7 +70,24 @@ save_limits() {
 	[ "$on_testpmu" = 0 ] || old_cost=$(cat $NMI_COST) || die "cannot read $NMI_COST"
 	old_knobs=
 	[ "$kprof_ok" = 0 ] || old_knobs=$(kprof_knobs) || die "cannot read kprof's knobs in $KPARAMS"
+	old_hrtick=$(hrtick_state)
 	saved=1
+}
+
+# hrtick_state: the scheduler's HRTICK feature, "on" or "off", or nothing
+# where the kernel has no $SCHED_FEATURES (no debugfs, no
+# CONFIG_SCHED_DEBUG) or no such feature.
+hrtick_state() {
+	[ -r "$SCHED_FEATURES" ] || return 0
+	tr ' ' '\n' <"$SCHED_FEATURES" | awk '$0 == "HRTICK" { print "on" } $0 == "NO_HRTICK" { print "off" }'
+}
+
+# set_hrtick on|off: with HRTICK the scheduler ends a task's slice with an
+# hrtimer at its length (base_slice_ns), within the tick; without it, at
+# the tick.  Nothing to do where the feature cannot be read.
+set_hrtick() {
+	[ -n "$old_hrtick" ] && [ "$(hrtick_state)" != "$1" ] || return 0
+	if [ "$1" = on ]; then echo HRTICK; else echo NO_HRTICK; fi >"$SCHED_FEATURES"
 }
 
 # kprof_knobs: kprof's knobs in force, "SEMANTICS PCT RATE", from the
@@ -114,6 +131,8 @@ restore() {
 		echo "$prog: could not restore $NMI_COST=$old_cost" >&2
 	set_kernel "$old_rate" "$old_pct" ||
 		echo "$prog: could not restore kernel.perf_event_max_sample_rate=$old_rate perf_cpu_time_max_percent=$old_pct" >&2
+	set_hrtick "$old_hrtick" ||
+		echo "$prog: could not restore the scheduler's HRTICK feature ($old_hrtick) in $SCHED_FEATURES" >&2
 	if [ -n "$old_knobs" ]; then
 		# shellcheck disable=SC2086 # the saved values split on purpose
 		set_kprof $old_knobs 2>/dev/null ||
@@ -122,5 +141,6 @@ restore() {
 	now="kernel.perf_event_max_sample_rate=$(cat $SYS/perf_event_max_sample_rate) kernel.perf_cpu_time_max_percent=$(cat $SYS/perf_cpu_time_max_percent)"
 	[ -z "$old_cost" ] || now="$now nmi_cost_ns=$(cat $NMI_COST)"
 	[ -z "$old_knobs" ] || now="$now kprof: $(kprof_knobs)"
+	[ -z "$old_hrtick" ] || now="$now sched HRTICK $(hrtick_state)"
 	echo "$prog: restored $now" >&2
 }
