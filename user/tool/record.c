@@ -307,8 +307,26 @@ static int live_session(struct live *l)
 	size_t klen;
 	const char *ktext = k ? ksyms__text(k, &klen) : NULL;
 
-	if (l->cap && ktext && capture__write(l->cap, KPCAP_KALLSYMS, 0, ktext, klen))
+	if (l->cap && ktext && capture__write(l->cap, KPCAP_KALLSYMS, 0, ktext, klen)) {
+		ksyms__free(k);
 		return -1;
+	}
+	/*
+	 * The raw path resolves no kernel address: the symbols are in the
+	 * capture now, and its DSO pass looks for user DSOs only.  Their
+	 * text and table (some 20 MB) are not kept for the run: held, they
+	 * are memory the kernel's THP work (huge-page faults, khugepaged
+	 * collapsing what they left in small pages) runs on the profiled
+	 * CPUs for, seen in system-wide profiles as khugepaged samples.
+	 */
+	if (l->raw) {
+		ksyms__free(k);
+		k = ksyms__new("", 0);
+		if (!k) {
+			p_err("out of memory");
+			return -1;
+		}
+	}
 	l->s = session__new(&l->so, k);
 	if (!l->s) {
 		ksyms__free(k);
