@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -365,6 +366,16 @@ static int live_setup(struct live *l)
 	}
 	if (o->pid)
 		l->pid_fd = pidfd_of(o->pid);
+	/*
+	 * No transparent huge pages for this process (after CMD's fork: the
+	 * setting is inherited and kept across exec).  Its few megabytes
+	 * gain nothing from them, and khugepaged, with the default
+	 * max_ptes_none, collapses any 2 MiB range of them that has one
+	 * page in use: a 2 MiB clear and copy on the profiled CPUs in the
+	 * middle of the run, seen in system-wide profiles as khugepaged
+	 * samples that perf record's runs do not have.
+	 */
+	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 	if (o->per_task) {
 		/* -p: every thread of PID's process, as perf record -p. */
 		o->cfg.target_flags = KPROF_TARGET_TASK |
