@@ -13,10 +13,10 @@
  * Wakeups: unless --watermark says otherwise, every buffer's watermark
  * is an eighth of it (live_setup() in record.c), and the loop sleeps in
  * poll() on the device, CMD's pidfd and the side band until a buffer
- * crosses it, CMD ends, a process event comes, or POLL_MS pass
- * (--duration is checked between rounds).  Seven eighths are left for the reader's
- * scheduling latency, and a low rate costs a wakeup per eighth of a
- * buffer, not one per fixed interval.
+ * crosses it, CMD ends, a process event comes, or a second passes
+ * (live_poll_timeout(); --duration is checked between rounds).  Seven
+ * eighths are left for the reader's scheduling latency, and a low rate
+ * costs a wakeup per eighth of a buffer, not one per fixed interval.
  */
 #ifndef KPROFCAT_RECORD_RAW_H
 #define KPROFCAT_RECORD_RAW_H
