@@ -125,7 +125,8 @@ struct kprof_buf {
 	/* head last stored to data_head; written by the outermost writer */
 	unsigned long		published;
 	local_t			nest;		/* writers between reserve and publish */
-	local_t			wakeup_head;	/* head at the last wakeup */
+	/* head at the last wakeup; poll() reads it (kprof_bufs_readable()) */
+	local_t			wakeup_head;
 	/* The page's sequence count, kept here: see kprof_counters.c */
 	u32			lock_seq;
 	struct irq_work		wakeup;		/* wakes readers, never from NMI directly */

@@ -773,6 +773,21 @@ bool kprof_buffer_shrink(struct kprof_buf *b, unsigned long end,
  * kprof_buffer_wakeup() - queue the reader wakeup a watermark crossing owes
  * @b: the buffer, inside a write section
  *
+ * The watermark is counted from the later of the last wakeup's head and
+ * the reader's tail.  From the last wakeup alone, a reader that drained
+ * past it between wakeups (on a timeout, at a side-band event) would be
+ * woken at wakeup_head + watermark holding less than a watermark, which
+ * poll() does not call readable, and not again before wakeup_head +
+ * 2 * watermark: with the largest watermark, half the ring, never, the
+ * ring being full before.  Counted from the tail too, a reader asleep in
+ * poll() is woken by the record that brings its unread bytes to the
+ * watermark.  The tail is loaded again, from the line
+ * kprof_buffer_reserve() has just loaded it from, and needs no ordering:
+ * a reader only moves it forward, so a stale one makes a wakeup early,
+ * never late (kprof_bufs_readable() covers an early one).  The last
+ * wakeup's head still bounds the rate to one wakeup per watermark of
+ * records written.
+ *
  * Only the outermost section checks (a nested one's records are counted
  * by it or by the next).  The irq_work runs after the interrupt returns,
  * by when kprof_buffer_end() has published what it is woken for; so the
@@ -781,12 +796,17 @@ bool kprof_buffer_shrink(struct kprof_buf *b, unsigned long end,
  */
 void kprof_buffer_wakeup(struct kprof_buf *b)
 {
-	unsigned long head = local_read(&b->head);
+	unsigned long head, from, tail;
 
 	if (local_read(&b->nest) > 1)
 		return;
+	head = local_read(&b->head);
+	from = local_read(&b->wakeup_head);
+	tail = kprof_buffer_tail(b, READ_ONCE(b->published));
+	if ((long)(tail - from) > 0)
+		from = tail;
 	/* wake_up() takes locks: never from here, defer to irq_work. */
-	if (head - local_read(&b->wakeup_head) >= b->watermark) {
+	if (head - from >= b->watermark) {
 		local_set(&b->wakeup_head, head);
 		irq_work_queue(&b->wakeup);
 	}
@@ -871,16 +891,30 @@ void kprof_buffer_set_flags(struct kprof_buf *b, u32 set, u32 clear)
 /**
  * kprof_bufs_readable() - whether a reader has records to take
  * @bufs: the buffers
- * @watermark: count only a buffer holding at least its watermark
+ * @watermark: count only a buffer holding at least its watermark, or
+ *	       records a wakeup was sent for
  *
  * poll() asks with @watermark while sampling runs, as perf's poll() waits
  * for the wakeup a watermark crossing sends: a reader that polls right
  * after draining sleeps until a buffer is worth a drain instead of
- * spinning on every record.  The wakeup in kprof_buffer_publish() fires
- * at the same level, so a sleeper is never left with a ready buffer.
+ * spinning on every record.  kprof_buffer_wakeup() fires when a buffer's
+ * unread bytes reach the watermark, counted from the reader's tail once
+ * it has read past the last wakeup, so a reader that sleeps here is woken
+ * by the record that makes this true.
+ *
+ * A wakeup may also come while the reader is between its load of
+ * data_head and its store of the tail: counted from the older tail, its
+ * head can lie less than a watermark past the tail the reader then
+ * sleeps with, and the next wakeup is counted from that head.  So, as
+ * perf's poll() reports the rb->poll a wakeup set, a buffer whose reader
+ * has not read up to the last wakeup's head is readable: otherwise that
+ * reader would sleep until almost twice the watermark is unread.  The
+ * wakeup's head is stored before the data_head that publishes it, and C
+ * orders the loads here: a head not published yet is taken for none, and
+ * its irq_work, which runs after the publication, wakes the reader.
  *
  * Return: true if some buffer's data_head is ahead of its (clamped) tail,
- * by at least its watermark when @watermark.
+ * by at least its watermark or past its last wakeup when @watermark.
  */
 bool kprof_bufs_readable(struct kprof_bufs *bufs, bool watermark)
 {
@@ -890,9 +924,15 @@ bool kprof_bufs_readable(struct kprof_bufs *bufs, bool watermark)
 		struct kprof_buf *b = &bufs->cpu[cpu];
 		/* C, matches B in kprof_buffer_publish() */
 		unsigned long head = smp_load_acquire(&b->page->data_head);
-		unsigned long unread = head - kprof_buffer_tail(b, head);
+		unsigned long tail = kprof_buffer_tail(b, head);
+		unsigned long woken;
 
-		if (unread && (!watermark || unread >= READ_ONCE(b->watermark)))
+		if (head == tail)
+			continue;
+		if (!watermark || head - tail >= READ_ONCE(b->watermark))
+			return true;
+		woken = local_read(&b->wakeup_head);
+		if ((long)(woken - tail) > 0 && (long)(head - woken) >= 0)
 			return true;
 	}
 	return false;

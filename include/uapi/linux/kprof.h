@@ -678,10 +678,14 @@ struct kprof_cpu_stats {
  * drained.  poll(): while running, EPOLLIN when a buffer holds at least
  * 'watermark' unread bytes, as perf's poll() waits for its watermark
  * wakeup (a reader that wants fresher data polls with a timeout or sets
- * a smaller watermark); once stopped, EPOLLIN while any record is left,
- * then EPOLLHUP.  Readers are woken when 'watermark' bytes arrived and at
- * STOP.  A watermark above half the data area acts as half: a full ring
- * may hold less than one set near its size.
+ * a smaller watermark), or holds unread bytes before the head of the
+ * last wakeup (perf's poll() reports every wakeup); once stopped,
+ * EPOLLIN while any record is left, then EPOLLHUP.  Readers are woken
+ * when 'watermark' bytes arrived past the later of the last wakeup and
+ * data_tail, so a reader that drained between wakeups is woken as soon
+ * as it has 'watermark' bytes to read, and at STOP.  A watermark above
+ * half the data area acts as half: a full ring may hold less than one
+ * set near its size.
  *
  * mmap(): the caller's session's regions only; ENODEV before it has a
  * session (SET_CONFIG or START first); a page offset past the last CPU's
