@@ -323,9 +323,9 @@ int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
 		cut_short(r, NULL, left);
 		return 0;
 	}
-	if (r->records)
+	if (r->records) {
 		memcpy(&s, r->map + r->pos, sizeof(s));
-	else if (pread(r->fd, &s, sizeof(s), r->pos) != (ssize_t)sizeof(s)) {
+	} else if (pread(r->fd, &s, sizeof(s), r->pos) != (ssize_t)sizeof(s)) {
 		p_err("reading capture file %s failed: %s", r->path, strerror(errno));
 		return -EIO;
 	}
