@@ -352,9 +352,6 @@ static int live_setup(struct live *l)
 	if (runlimits__fit_freq(l->d, o) || kdev__knobs(l->d, &l->knobs))
 		return -1;
 	l->sum.knobs = &l->knobs;
-	/* -o alone: wakeups at an eighth of a buffer (record_raw.h). */
-	if (o->out_path && !o->out && !o->cfg.watermark)
-		o->cfg.watermark = o->cfg.buffer_pages * (uint32_t)sysconf(_SC_PAGESIZE) / 8;
 	/* Held before SET_CONFIG: a per-task session names its pid. */
 	if (o->cmd) {
 		l->child = spawn_held(o->cmd, !!o->out, &l->go, &l->exec_err);

@@ -11,12 +11,13 @@
  * (perf record's build-id pass does the same).
  *
  * Wakeups: unless --watermark says otherwise, every buffer's watermark
- * is an eighth of it (live_setup() in record.c), and the loop sleeps in
- * poll() on the device, CMD's pidfd and the side band until a buffer
- * crosses it, CMD ends, a process event comes, or a second passes
- * (live_poll_timeout(); --duration is checked between rounds).  Seven
- * eighths are left for the reader's scheduling latency, and a low rate
- * costs a wakeup per eighth of a buffer, not one per fixed interval.
+ * is half of it (the module's default, as perf record's rings), and the
+ * loop sleeps in poll() on the device, CMD's pidfd and the side band
+ * until a buffer holds it, CMD ends, a process event comes, or a second
+ * passes (live_poll_timeout(); --duration is checked between rounds).
+ * Half is left for the reader's scheduling latency; each wakeup is a
+ * context switch on a profiled CPU, in the part of a tick that is
+ * sampled, so the fewer the less the reader shows in the profile.
  */
 #ifndef KPROFCAT_RECORD_RAW_H
 #define KPROFCAT_RECORD_RAW_H
