@@ -5,7 +5,9 @@
  * The symbols perf 6.1 keeps (types T, W, D, B in either case), with its
  * choice among aliases and its symbol ends (symtab.h): kallsyms has no
  * sizes, so a symbol ends where the next one starts, and the last one of
- * the core kernel or of a module a page on.
+ * the core kernel or of a module a page on.  The table names its symbols
+ * in the text itself (a capture's mapped section, or what ksyms__load()
+ * read): of a hundred thousand names, only those resolved are copied.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include "lib/symbols/ksyms.h"
 #include "lib/util/print.h"
 #include "lib/symbols/symtab.h"
+#include "lib/util/strmap.h"
 
 #define KERNEL_DSO	"[kernel.kallsyms]"
 /* Longer names are cut (KSYM_NAME_LEN is 512 with its NUL). */
@@ -25,9 +28,9 @@
 struct ksyms {
 	char *text;		/* what ksyms__load() read; NULL from ksyms__new() */
 	size_t len;
-	struct symtab *tab;
-	/* Per symbol of TAB (its name cut before "\t[module]"): the DSO. */
-	const char **dsos;
+	struct symtab *tab;	/* names "name\t[module]" in the text */
+	/* The names and DSOs resolved, NUL-terminated (a memo: see ksyms__resolve()). */
+	struct strmap *resolved;
 	int hidden;
 };
 
@@ -64,23 +67,6 @@ static unsigned long long parse_hex(const char *s, const char *limit, const char
 	return v;
 }
 
-/* Split "name\t[module]" into the name and the DSO perf prints. */
-static int ksyms_split(struct ksyms *k)
-{
-	size_t i, nr = symtab__count(k->tab);
-
-	k->dsos = calloc(nr + 1, sizeof(*k->dsos));
-	if (!k->dsos)
-		return -ENOMEM;
-	for (i = 0; i < nr; i++) {
-		const char *tab = strchr(symtab__name(k->tab, symtab__sym(k->tab, i)), '\t');
-
-		k->dsos[i] = tab && tab[1] == '[' ? tab + 1 : KERNEL_DSO;
-	}
-	symtab__cut_names(k->tab, '\t');
-	return 0;
-}
-
 /* symbol_type__filter(): the types perf keeps, in either case. */
 static int kept_type(char type)
 {
@@ -99,7 +85,7 @@ static int ksyms_parse(struct ksyms *k, const char *text, size_t len)
 
 	hexval_init();
 	/* A line holds an address, a type and a name: 12 bytes at least. */
-	if (symtab__reserve(k->tab, len / 12 + 1, len))
+	if (symtab__reserve(k->tab, len / 12 + 1, 0))
 		return -ENOMEM;
 	k->hidden = 1;
 	for (p = text; p < end; ) {
@@ -141,13 +127,13 @@ struct ksyms *ksyms__new(const char *text, size_t len)
 
 	if (!k)
 		return NULL;
-	k->tab = symtab__new();
-	if (!k->tab || ksyms_parse(k, text, len) || symtab__commit(k->tab) < 0)
+	k->tab = symtab__new_in(text);
+	k->resolved = strmap__new();
+	if (!k->tab || !k->resolved || ksyms_parse(k, text, len) ||
+	    symtab__commit(k->tab) < 0)
 		goto fail;
 	symtab__fixup_end(k->tab, 1);
 	symtab__fixup_duplicate(k->tab);
-	if (ksyms_split(k))
-		goto fail;
 	return k;
 fail:
 	ksyms__free(k);
@@ -211,17 +197,29 @@ void ksyms__free(struct ksyms *k)
 {
 	if (!k)
 		return;
-	free(k->dsos);
+	strmap__free(k->resolved);
 	symtab__free(k->tab);
 	free(k->text);
 	free(k);
+}
+
+/*
+ * The LEN bytes at S as a string that lives as long as K: the same one
+ * every time (K is const to its users: this only remembers).  NULL on
+ * -ENOMEM.
+ */
+static const char *resolved(const struct ksyms *k, const char *s, size_t len)
+{
+	struct strmap_entry *e = strmap__get(k->resolved, s, len);
+
+	return e ? e->key : NULL;
 }
 
 int ksyms__resolve(const struct ksyms *k, uint64_t addr, const char **name,
 		   uint64_t *off, const char **dso)
 {
 	const struct symtab_sym *s;
-	size_t i;
+	const char *n, *tab, *mod = KERNEL_DSO;
 
 	*dso = KERNEL_DSO;
 	if (k->hidden)
@@ -229,9 +227,16 @@ int ksyms__resolve(const struct ksyms *k, uint64_t addr, const char **name,
 	s = symtab__find(k->tab, addr);
 	if (!s)
 		return -ENOENT;
-	i = s - symtab__sym(k->tab, 0);
-	*dso = k->dsos[i];
-	*name = symtab__name(k->tab, s);
+	/* "name\t[module]": the name, and the DSO perf prints. */
+	n = symtab__name(k->tab, s);
+	tab = memchr(n, '\t', s->len);
+	if (tab && tab + 1 < n + s->len && tab[1] == '[')
+		mod = resolved(k, tab + 1, n + s->len - (tab + 1));
+	n = resolved(k, n, tab ? (size_t)(tab - n) : s->len);
+	if (!n || !mod)
+		return -ENOMEM;
+	*dso = mod;
+	*name = n;
 	*off = addr - s->start;
 	return 0;
 }

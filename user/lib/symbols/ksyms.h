@@ -11,7 +11,10 @@
 
 struct ksyms;
 
-/* Parse kallsyms text (not kept).  NULL on -ENOMEM only. */
+/*
+ * Parse kallsyms TEXT, which must outlive the table: its names are read
+ * there (not copied).  NULL on -ENOMEM only.
+ */
 struct ksyms *ksyms__new(const char *text, size_t len);
 /*
  * Read PATH (normally /proc/kallsyms); warns, as perf does, when
@@ -22,8 +25,8 @@ void ksyms__free(struct ksyms *k);
 
 /*
  * Resolve ADDR: 0 and the function NAME, OFF from its start and DSO
- * ("[kernel.kallsyms]" or "[module]"), -ENOENT if no symbol covers it
- * (*DSO is still set).
+ * ("[kernel.kallsyms]" or "[module]"), strings that live as long as K;
+ * -ENOENT if no symbol covers it, -ENOMEM (*DSO is still set).
  */
 int ksyms__resolve(const struct ksyms *k, uint64_t addr, const char **name,
 		   uint64_t *off, const char **dso);

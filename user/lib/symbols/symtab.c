@@ -18,11 +18,21 @@ struct symtab {
 	size_t nbatch, batch_cap;
 	char *names;
 	size_t names_len, names_cap;
+	const char *text;	/* the names, not ours: symtab__new_in() */
 };
 
 struct symtab *symtab__new(void)
 {
 	return calloc(1, sizeof(struct symtab));
+}
+
+struct symtab *symtab__new_in(const char *text)
+{
+	struct symtab *t = symtab__new();
+
+	if (t)
+		t->text = text;
+	return t;
 }
 
 void symtab__free(struct symtab *t)
@@ -55,8 +65,27 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 int symtab__reserve(struct symtab *t, size_t nr, size_t names)
 {
 	if (grow((void **)&t->batch, &t->batch_cap, t->nbatch + nr, sizeof(*t->batch)) ||
-	    grow((void **)&t->names, &t->names_cap, t->names_len + names, 1))
+	    (!t->text && grow((void **)&t->names, &t->names_cap, t->names_len + names, 1)))
 		return -ENOMEM;
+	return 0;
+}
+
+/* The offset of NAME (LEN bytes) in T's names, copied there unless in place. */
+static int name_offset(struct symtab *t, const char *name, size_t len, uint32_t *off)
+{
+	if (t->text) {
+		if ((size_t)(name - t->text) > UINT32_MAX)
+			return -ENOMEM;
+		*off = name - t->text;
+		return 0;
+	}
+	if (grow((void **)&t->names, &t->names_cap, t->names_len + len + 1, 1) ||
+	    t->names_len + len + 1 > UINT32_MAX)
+		return -ENOMEM;
+	memcpy(t->names + t->names_len, name, len);
+	t->names[t->names_len + len] = '\0';
+	*off = t->names_len;
+	t->names_len += len + 1;
 	return 0;
 }
 
@@ -64,20 +93,19 @@ int symtab__add_len(struct symtab *t, uint64_t start, uint64_t size, int binding
 		    const char *name, size_t len)
 {
 	struct symtab_sym *s;
+	uint32_t off;
 
-	if (grow((void **)&t->batch, &t->batch_cap, t->nbatch + 1, sizeof(*t->batch)) ||
-	    grow((void **)&t->names, &t->names_cap, t->names_len + len + 1, 1) ||
-	    t->names_len + len + 1 > UINT32_MAX)
+	if (len >= 1U << 30 ||
+	    grow((void **)&t->batch, &t->batch_cap, t->nbatch + 1, sizeof(*t->batch)) ||
+	    name_offset(t, name, len, &off))
 		return -ENOMEM;
-	memcpy(t->names + t->names_len, name, len);
-	t->names[t->names_len + len] = '\0';
 	s = &t->batch[t->nbatch++];
 	s->start = start;
 	/* symbol__new(): a symbol of size zero ends where it starts. */
 	s->end = start + size;
-	s->name = t->names_len;
+	s->name = off;
+	s->len = len;
 	s->binding = binding;
-	t->names_len += len + 1;
 	return 0;
 }
 
@@ -93,7 +121,7 @@ static int by_start(const void *a, const void *b)
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	/* Stable: names are appended in insertion order. */
+	/* Stable: names are appended (or lie in the text) in insertion order. */
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
@@ -138,9 +166,15 @@ static uint64_t page_after(uint64_t x)
 	return ((x + 4095) & ~4095ULL) + 4096;
 }
 
+/* A kallsyms name "name\t[module]" is a module's. */
+static int module_sym(const struct symtab *t, const struct symtab_sym *s)
+{
+	return !!memchr(symtab__name(t, s), '[', s->len);
+}
+
 void symtab__fixup_end(struct symtab *t, int kallsyms)
 {
-	int prev_mod, curr_mod = kallsyms && t->nr && strchr(t->names + t->syms[0].name, '[');
+	int prev_mod, curr_mod = kallsyms && t->nr && module_sym(t, &t->syms[0]);
 	size_t i;
 
 	for (i = 1; i < t->nr; i++) {
@@ -148,7 +182,7 @@ void symtab__fixup_end(struct symtab *t, int kallsyms)
 
 		/* Each name looked at once: kallsyms has a hundred thousand. */
 		prev_mod = curr_mod;
-		curr_mod = kallsyms && strchr(t->names + curr->name, '[');
+		curr_mod = kallsyms && module_sym(t, curr);
 		if (prev->end != prev->start)
 			continue;
 		if (prev_mod != curr_mod)
@@ -160,24 +194,31 @@ void symtab__fixup_end(struct symtab *t, int kallsyms)
 		t->syms[t->nr - 1].end = page_after(t->syms[t->nr - 1].start);
 }
 
-static size_t underscores(const char *s)
+static size_t underscores(const char *s, size_t len)
 {
 	size_t n = 0;
 
-	while (s[n] == '_')
+	while (n < len && s[n] == '_')
 		n++;
 	return n;
+}
+
+static int has_prefix(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && !memcmp(s, prefix, n);
 }
 
 /* choose_best_symbol(): whether A (before B in the table) stays. */
 static int keep_first(const struct symtab *t, const struct symtab_sym *a,
 		      const struct symtab_sym *b)
 {
-	const char *na = t->names + a->name, *nb = t->names + b->name;
+	const char *na = symtab__name(t, a), *nb = symtab__name(t, b);
 	int aw = a->binding == STB_WEAK, bw = b->binding == STB_WEAK;
 	int ag = a->binding == STB_GLOBAL, bg = b->binding == STB_GLOBAL;
 	uint64_t as = a->end - a->start, bs = b->end - b->start;
-	size_t au, bu, al, bl;
+	size_t au, bu;
 
 	if (!bs && as)
 		return 1;
@@ -187,16 +228,14 @@ static int keep_first(const struct symtab *t, const struct symtab_sym *a,
 		return bw;
 	if (ag != bg)
 		return ag;
-	au = underscores(na);
-	bu = underscores(nb);
+	au = underscores(na, a->len);
+	bu = underscores(nb, b->len);
 	if (au != bu)
 		return au < bu;
-	al = strlen(na);
-	bl = strlen(nb);
-	if (al != bl)
-		return al > bl;
+	if (a->len != b->len)
+		return a->len > b->len;
 	/* arch__choose_best_symbol(): avoid the "SyS" syscall aliases. */
-	return strncmp(na, "SyS", 3) && strncmp(na, "compat_SyS", 10);
+	return !has_prefix(na, a->len, "SyS") && !has_prefix(na, a->len, "compat_SyS");
 }
 
 void symtab__fixup_duplicate(struct symtab *t)
@@ -237,19 +276,7 @@ const struct symtab_sym *symtab__find(const struct symtab *t, uint64_t addr)
 
 const char *symtab__name(const struct symtab *t, const struct symtab_sym *s)
 {
-	return t->names + s->name;
-}
-
-void symtab__cut_names(struct symtab *t, char c)
-{
-	size_t i;
-
-	for (i = 0; i < t->nr; i++) {
-		char *p = strchr(t->names + t->syms[i].name, c);
-
-		if (p)
-			*p = '\0';
-	}
+	return (t->text ? t->text : t->names) + s->name;
 }
 
 size_t symtab__count(const struct symtab *t)

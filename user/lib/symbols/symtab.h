@@ -31,12 +31,21 @@
 struct symtab_sym {
 	uint64_t start, end;
 	uint32_t name;		/* offset in the table's names */
-	uint32_t binding;	/* STB_LOCAL, STB_GLOBAL, STB_WEAK */
+	uint32_t len : 30;	/* the name's, without the NUL it may have */
+	uint32_t binding : 2;	/* STB_LOCAL, STB_GLOBAL, STB_WEAK */
 };
 
 struct symtab;
 
+/* A table that keeps a NUL-terminated copy of every name. */
 struct symtab *symtab__new(void);
+/*
+ * A table whose names lie in TEXT, which outlives it: symtab__add_len()
+ * takes names there and copies nothing, so they end at their length, not
+ * at a NUL (kallsyms' megabytes, most of whose names are never printed).
+ * Names must be added in TEXT's order (equal starts keep it).
+ */
+struct symtab *symtab__new_in(const char *text);
 void symtab__free(struct symtab *t);
 /* Queue one symbol of the next batch (NAME is copied).  -ENOMEM. */
 int symtab__add(struct symtab *t, uint64_t start, uint64_t size, int binding,
@@ -55,9 +64,8 @@ int symtab__commit(struct symtab *t);
 void symtab__fixup_end(struct symtab *t, int kallsyms);
 void symtab__fixup_duplicate(struct symtab *t);
 const struct symtab_sym *symtab__find(const struct symtab *t, uint64_t addr);
+/* S's name, of S->len bytes: NUL-terminated unless from symtab__new_in(). */
 const char *symtab__name(const struct symtab *t, const struct symtab_sym *s);
-/* Once the fixups are done: cut every name at its first C (if any). */
-void symtab__cut_names(struct symtab *t, char c);
 size_t symtab__count(const struct symtab *t);
 const struct symtab_sym *symtab__sym(const struct symtab *t, size_t i);
 
