@@ -230,20 +230,32 @@ int usyms__apply(struct usyms *u, const struct pev *e)
  * map made after TIME is never the answer: an address only seems to lie
  * in it when a frame-pointer walk went through code built without frame
  * pointers, and perf, which takes maps in time order, has no map there.
- * *COVERS: how many maps of P (at any time) hold ADDR.
+ * *COVERS: how many maps of P (at any time) hold ADDR.  [*LO, *HI): the
+ * addresses around ADDR held by the same maps, whose answer is ADDR's.
  */
 static const struct umap *proc_lookup(const struct proc *p, uint64_t time, uint64_t addr,
-				      unsigned int *covers)
+				      unsigned int *covers, uint64_t *lo, uint64_t *hi)
 {
 	const struct umap *best = NULL, *ended = NULL;
 	size_t i;
 
 	*covers = 0;
+	*lo = 0;
+	*hi = UINT64_MAX;
 	for (i = 0; i < p->nr; i++) {
 		const struct umap *m = &p->maps[i];
 
-		if (addr < m->start || addr >= m->end)
+		if (addr < m->start || addr >= m->end) {
+			if (m->end <= addr && m->end > *lo)
+				*lo = m->end;
+			if (m->start > addr && m->start < *hi)
+				*hi = m->start;
 			continue;
+		}
+		if (m->start > *lo)
+			*lo = m->start;
+		if (m->end < *hi)
+			*hi = m->end;
 		++*covers;
 		if (m->time > time)
 			continue;
@@ -263,6 +275,7 @@ int usyms__resolve(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 	struct proc *p = proc_find(u, pid, 0);
 	const struct umap *m = NULL;
 	unsigned int covers = 0;
+	uint64_t lo, hi;
 
 	r->name = NULL;
 	r->off = 0;
@@ -270,7 +283,7 @@ int usyms__resolve(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 	r->dso = "[unknown]";
 	r->obj = NULL;
 	if (p)
-		m = proc_lookup(p, time, addr, &covers);
+		m = proc_lookup(p, time, addr, &covers, &lo, &hi);
 	/*
 	 * No map over ADDR: none at any time.  One, already made: it from
 	 * its start on (ended, it is still the last one there).
@@ -305,7 +318,7 @@ int usyms__map(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 	unsigned int covers;
 
 	if (p)
-		um = proc_lookup(p, time, addr, &covers);
+		um = proc_lookup(p, time, addr, &covers, &m->lo, &m->hi);
 	if (!um)
 		return -ENOENT;
 	m->start = um->start;

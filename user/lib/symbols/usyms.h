@@ -80,11 +80,13 @@ struct usym_map {
 	int jit;
 	const unsigned char *build_id;	/* the one the file must have (dso.h), or NULL */
 	size_t build_id_len;
+	uint64_t lo, hi;	/* the addresses whose answer (at that time) is this */
 };
 
 /*
  * The map usyms__resolve() takes for ADDR of PID at TIME: 0 and M, or
- * -ENOENT.  For unwinders, which read the file behind it.
+ * -ENOENT.  For unwinders, which read the file behind it, and can take M
+ * for any address of [M->lo, M->hi) at the same TIME without asking again.
  */
 int usyms__map(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 	       struct usym_map *m);

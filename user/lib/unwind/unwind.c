@@ -52,6 +52,8 @@
  * bounded by the processes sampled together, not by all of them.
  */
 #define MAX_LIVE	64
+/* Maps a sample's unwinding remembers: its frames lie in a few files. */
+#define SAMPLE_MAPS	4
 /* Indexes in the sample's regs[] (KPROF_REGS_USER_MASK, kprof.h). */
 enum { AX, BX, CX, DX, SI, DI, BP, SP, IP, FLAGS, CS, SS, R8, R9, R10, R11, R12, R13,
 	R14, R15 };
@@ -72,8 +74,10 @@ struct uproc {
 	struct modmemo *memo;	/* DWFL's modules by address */
 	int attached;
 	struct modid *mods;
-	/* The sample being unwound, and its chain so far. */
+	/* The sample being unwound, the maps found for it, and its chain so far. */
 	const struct unwind_sample *s;
+	struct usym_map maps[SAMPLE_MAPS];
+	unsigned int nr_maps;	/* found so far (the last SAMPLE_MAPS kept) */
 	uint64_t *ips;
 	unsigned int nr, max;
 	uint64_t used;		/* w->ticks at its last sample */
@@ -256,36 +260,56 @@ static int same_build_id(Dwfl_Module *mod, const struct usym_map *m)
 }
 
 /*
+ * The map over ADDR at P's sample's time (usyms__map()), or NULL: a
+ * chain asks for its frames' maps twice or more each, and each map it
+ * found answers for the addresses around it.
+ */
+static const struct usym_map *sample_map(struct uproc *p, uint64_t addr)
+{
+	unsigned int i, n = p->nr_maps < SAMPLE_MAPS ? p->nr_maps : SAMPLE_MAPS;
+	struct usym_map *m;
+
+	for (i = 0; i < n; i++)
+		if (addr >= p->maps[i].lo && addr < p->maps[i].hi)
+			return &p->maps[i];
+	m = &p->maps[p->nr_maps % SAMPLE_MAPS];
+	if (usyms__map(p->w->u, p->s->pid, p->s->time, addr, m))
+		return NULL;
+	p->nr_maps++;
+	return m;
+}
+
+/*
  * perf's __report_module(): 0 when PC's module is known (or PC is in no
  * map at all), -1 when its file cannot be a module, -EAGAIN when the
  * module this Dwfl holds over PC is not what the process maps there now.
  */
 static int report_module(struct uproc *p, uint64_t pc)
 {
-	struct usym_map m;
+	const struct usym_map *m = sample_map(p, pc);
 	struct modid *id;
 	Dwfl_Module *mod;
 	void **userdata, *ud;
 	uint64_t base;
 	int fd;
 
-	if (usyms__map(p->w->u, p->s->pid, p->s->time, pc, &m))
+	if (!m)
 		return 0;
-	if (m.jit)		/* perf-PID.map is no ELF file */
+	if (m->jit)		/* perf-PID.map is no ELF file */
 		return -1;
-	base = m.start - m.pgoff;
+	base = m->start - m->pgoff;
 	mod = modmemo__addrmodule(p->memo, p->dwfl, pc, &ud);
 	if (mod) {
 		id = ud;
 		/* Paths are usyms' own strings: the same one is the same pointer. */
-		if (!id || id->base != base || (id->path != m.path && strcmp(id->path, m.path)))
+		if (!id || id->base != base || (id->path != m->path && strcmp(id->path, m->path)))
 			return -EAGAIN;
 		return id->wrong_file ? -1 : 0;
 	}
 	id = calloc(1, sizeof(*id));
-	fd = open_mapped(p->w, m.path);
+	fd = open_mapped(p->w, m->path);
 	/* The module's fd once reported; still ours if that fails. */
-	mod = id && fd >= 0 ? dwfl_report_elf(p->dwfl, m.path, m.path, fd, base, false) : NULL;
+	mod = id && fd >= 0 ? dwfl_report_elf(p->dwfl, m->path, m->path, fd, base, false) : NULL;
 	modmemo__clear(p->memo);
 	if (!mod) {
 		if (fd >= 0)
@@ -294,12 +318,12 @@ static int report_module(struct uproc *p, uint64_t pc)
 		return -1;
 	}
 	id->base = base;
-	id->path = m.path;
+	id->path = m->path;
 	id->next = p->mods;
 	p->mods = id;
 	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 	*userdata = id;
-	id->wrong_file = !same_build_id(mod, &m);
+	id->wrong_file = !same_build_id(mod, m);
 	return !id->wrong_file && dwfl_addrmodule(p->dwfl, pc) == mod ? 0 : -1;
 }
 
@@ -315,16 +339,16 @@ static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 /* perf's access_dso_mem(): the mapped file's bytes at ADDR. */
 static bool read_file(struct uproc *p, uint64_t addr, Dwarf_Word *result)
 {
-	struct usym_map m;
+	const struct usym_map *m = sample_map(p, addr);
 	ssize_t n;
 	int fd;
 
-	if (usyms__map(p->w->u, p->s->pid, p->s->time, addr, &m) || m.jit)
+	if (!m || m->jit)
 		return false;
-	fd = open_mapped(p->w, m.path);
+	fd = open_mapped(p->w, m->path);
 	if (fd < 0)
 		return false;
-	n = pread(fd, result, sizeof(*result), addr - m.start + m.pgoff);
+	n = pread(fd, result, sizeof(*result), addr - m->start + m->pgoff);
 	close(fd);
 	return n == sizeof(*result);
 }
@@ -549,6 +573,8 @@ unsigned int unwind__chain(struct unwind *w, const struct unwind_sample *s, uint
 	if (!p)
 		return 0;
 	p->used = ++w->ticks;
+	p->maps[0] = m;
+	p->nr_maps = 1;
 	for (tries = 0; tries < 2; tries++) {
 		p->s = s;
 		p->ips = ips;
