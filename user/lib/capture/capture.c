@@ -3,6 +3,7 @@
  * capture.c - write and read capture files (format in capture.h).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,10 @@ struct capture_writer {
 	unsigned int rec_cpu;
 	size_t rec_len;
 	unsigned char *rec_buf;
+	/* The ORDER section's figure, over the RECORDS written so far. */
+	uint64_t newest;
+	struct kpcap_order order;
+	int timed;		/* a record with a time was written */
 };
 
 /*
@@ -79,12 +84,79 @@ struct capture_writer *capture__create(const char *path)
 	return w;
 }
 
+/* N bytes at OFF of the records that lie in A then B. */
+static void span_read(const unsigned char *a, size_t alen, const unsigned char *b,
+		      size_t off, void *dst, size_t n)
+{
+	size_t first = off < alen ? alen - off : 0;
+
+	if (first > n)
+		first = n;
+	if (first)
+		memcpy(dst, a + off, first);
+	if (n > first)
+		memcpy((unsigned char *)dst + first, b + (off + first - alen), n - first);
+}
+
+/* The time of a record of TYPE and SIZE bytes sits at which offset; 0: none. */
+static size_t time_offset(uint32_t type, size_t size)
+{
+	size_t at;
+
+	switch (type) {
+	case KPROF_RECORD_SAMPLE:
+		at = offsetof(struct kprof_sample, time);
+		break;
+	case KPROF_RECORD_LOST:
+	case KPROF_RECORD_THROTTLE:
+	case KPROF_RECORD_UNTHROTTLE:
+	case KPROF_RECORD_WOULD_THROTTLE:
+	case KPROF_RECORD_RATE_LOWERED:
+		/* Every fixed-layout record has its time right after the header. */
+		at = sizeof(struct kprof_record_header);
+		break;
+	default:
+		return 0;
+	}
+	return size >= at + sizeof(uint64_t) ? at : 0;
+}
+
+/*
+ * The ORDER figures over the records of one RECORDS section (A then B),
+ * as the reader's pass finds them (replay.c); up to a record of
+ * impossible size, where the reader ends the section too.
+ */
+static void note_order(struct capture_writer *w, const unsigned char *a, size_t alen,
+		       const unsigned char *b, size_t blen)
+{
+	size_t pos, len = alen + blen, at;
+	struct kprof_record_header h;
+	uint64_t t;
+
+	for (pos = 0; len - pos >= sizeof(h); pos += h.size) {
+		span_read(a, alen, b, pos, &h, sizeof(h));
+		if (h.size < sizeof(h) || h.size % 8 || h.size > len - pos)
+			break;
+		at = time_offset(h.type, h.size);
+		if (!at)
+			continue;
+		span_read(a, alen, b, pos + at, &t, sizeof(t));
+		w->timed = 1;
+		if (t > w->newest)
+			w->newest = t;
+		else if (w->newest - t > w->order.late)
+			w->order.late = w->newest - t;
+	}
+}
+
 static int section(struct capture_writer *w, uint32_t type, uint32_t arg,
 		   const void *a, size_t alen, const void *b, size_t blen)
 {
 	struct kpcap_section s = { .type = type, .arg = arg, .size = alen + blen };
 	static const unsigned char zeros[8];
 
+	if (type == KPCAP_RECORDS)
+		note_order(w, a, alen, b, blen);
 	put(w, &s, sizeof(s));
 	put(w, a, alen);
 	put(w, b, blen);
@@ -154,6 +226,8 @@ int capture__close(struct capture_writer *w)
 	int err;
 
 	flush_records(w);
+	if (w->timed)
+		section(w, KPCAP_ORDER, 0, &w->order, sizeof(w->order), NULL, 0);
 	section(w, KPCAP_END, 0, NULL, 0, NULL, 0);
 	if (fclose(w->f) && !w->err)
 		w->err = errno;

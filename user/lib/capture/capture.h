@@ -41,6 +41,12 @@
  *	END (7)		empty; a file without it was cut short: a reader
  *			reads every whole record before the cut, and says
  *			what is missing
+ *	ORDER (8)	struct kpcap_order, written right before END: how
+ *			far the records arrive out of time order, for the
+ *			reader's merge window, so that it need not read
+ *			every record twice (on a 360 MB capture, a third of
+ *			its time); a file without it (cut short, or from
+ *			an older writer) is read with that pass
  *
  * A reader refuses files of another version.
  */
@@ -61,6 +67,7 @@ enum kpcap_type {
 	KPCAP_DSO = 5,
 	KPCAP_STATS = 6,
 	KPCAP_END = 7,
+	KPCAP_ORDER = 8,
 };
 
 /*
@@ -84,6 +91,20 @@ struct kpcap_section {
 	uint32_t type;
 	uint32_t arg;
 	uint64_t size;
+};
+
+/*
+ * ORDER's payload.  late: the most any record is older than the newest
+ * record before it in the file (ns), over every record of the RECORDS
+ * sections whose time the writer could read (a record too short for its
+ * time, or of a type without one, is not counted: the reader skips or
+ * rejects those too, so its own pass would never find more).  A reader
+ * that meets records later than that (a file edited since) prints them
+ * out of time order, counts them as misordered and says so.  Readers
+ * take the fields they know of a longer payload (a newer writer's).
+ */
+struct kpcap_order {
+	uint64_t late;
 };
 
 struct kpcap_pev {

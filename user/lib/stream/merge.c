@@ -71,6 +71,11 @@ struct merge *merge__new(uint64_t window_ns, size_t max_held)
 	return m;
 }
 
+void merge__set_window(struct merge *m, uint64_t window_ns)
+{
+	m->window = window_ns;
+}
+
 void merge__free(struct merge *m)
 {
 	unsigned int i;

@@ -18,6 +18,8 @@ typedef int (*merge_fn)(void *ctx, unsigned int cpu, const void *rec, size_t len
 
 struct merge *merge__new(uint64_t window_ns, size_t max_held);
 void merge__free(struct merge *m);
+/* The reordering window from now on (before the first push: for all). */
+void merge__set_window(struct merge *m, uint64_t window_ns);
 /* Copy REC (of CPU < KPROF_MAX_CPUS, stamped TIME) in.  -ENOMEM. */
 int merge__push(struct merge *m, uint64_t time, unsigned int cpu,
 		const void *rec, size_t len);

@@ -3,10 +3,12 @@
  * replay.c - a capture file (-i) through the session, as if live.
  *
  * Two passes: the first reads everything but the records (META,
- * kallsyms, process history, DSO symbols, end-of-run counters) so the
- * symbols are complete before the first sample; the second feeds the
+ * kallsyms, process history, DSO symbols, end-of-run counters, ORDER) so
+ * the symbols are complete before the first sample; the second feeds the
  * records, each checked first (capture_check.c): a record of impossible
  * fields is counted and dropped, one of impossible size ends its section.
+ * A file without ORDER (cut short, or an older writer's) gets a pass over
+ * the records' times in between, for the merge window ORDER would give.
  * A file without END (the recording was killed) yields every whole record
  * before the cut, and says what is missing.
  */
@@ -29,6 +31,8 @@ struct replay {
 	struct session *s;
 	struct capture_check chk;
 	int has_kallsyms;
+	int has_order;
+	struct kpcap_order order;
 	int pid_given;
 	uint32_t meta_cpus, stats_cpus;
 	struct kprof_cpu_stats *stats;
@@ -160,6 +164,19 @@ static uint64_t replay_lateness(struct replay *rp)
 	return late;
 }
 
+/* ORDER: the window the records need; without it, a pass finds it. */
+static int replay_order(struct replay *rp, const void *data, size_t len)
+{
+	if (len < sizeof(rp->order)) {
+		p_warn("capture %s: ORDER section of %zu bytes, not %zu: ignored (the records are read once more for their order)",
+		       rp->path, len, sizeof(rp->order));
+		return 0;
+	}
+	memcpy(&rp->order, data, sizeof(rp->order));
+	rp->has_order = 1;
+	return 0;
+}
+
 /* Pass 1: everything but the records. */
 static int replay_metadata(struct replay *rp, char *event, size_t event_len)
 {
@@ -202,6 +219,9 @@ static int replay_metadata(struct replay *rp, char *event, size_t event_len)
 			break;
 		case KPCAP_STATS:
 			ret = replay_stats(rp, arg, data, len);
+			break;
+		case KPCAP_ORDER:
+			ret = replay_order(rp, data, len);
 			break;
 		}
 		if (ret)
@@ -313,6 +333,10 @@ static void replay_warnings(struct replay *rp)
 	if (!rp->has_kallsyms && rp->chk.kernel_samples)
 		p_warn("capture %s has no kallsyms section: the kernel frames of %llu samples print as [unknown] (/proc/kallsyms was unreadable when it was recorded: record as root, or with kernel.kptr_restrict=0)",
 		       rp->path, (unsigned long long)rp->chk.kernel_samples);
+	if (rp->has_order && session__misordered(rp->s))
+		p_warn("capture %s: %llu records arrived later than its ORDER section allows (%llu ns) and print out of time order: was the file changed after it was written?",
+		       rp->path, (unsigned long long)session__misordered(rp->s),
+		       (unsigned long long)rp->order.late);
 	if (!capture__cut(rp->r, &c))
 		return;
 	if (c.type == KPCAP_RECORDS)
@@ -337,7 +361,6 @@ int record__replay_filtered(const char *path, struct output *out, int pid,
 	struct replay rp = { .path = path, .pid_given = !!pid };
 	struct out_summary sum = { 0 };
 	int status = 1;
-	uint64_t late;
 
 	rp.so.out = out;
 	if (sf)
@@ -349,12 +372,16 @@ int record__replay_filtered(const char *path, struct output *out, int pid,
 	rp.r = capture__open(path);
 	if (!rp.r)
 		return 1;
-	late = replay_lateness(&rp);
-	rp.so.window_ns = late + 1;
-	if (capture__rewind(rp.r))
-		goto out;
 	rp.s = session__new(&rp.so, NULL);
-	if (!rp.s || replay_metadata(&rp, event, event_len) < 0 || replay_records(&rp) < 0)
+	if (!rp.s || replay_metadata(&rp, event, event_len) < 0)
+		goto out;
+	if (!rp.has_order) {
+		if (capture__rewind(rp.r))
+			goto out;
+		rp.order.late = replay_lateness(&rp);
+	}
+	session__set_window(rp.s, rp.order.late + 1);
+	if (replay_records(&rp) < 0)
 		goto out;
 	replay_warnings(&rp);
 	sum.cpu = rp.stats;

@@ -401,6 +401,12 @@ int session__flush(struct session *s, int all)
 	return ret;
 }
 
+void session__set_window(struct session *s, uint64_t window_ns)
+{
+	s->o.window_ns = window_ns;
+	merge__set_window(s->merge, window_ns);
+}
+
 const struct decode_stats *session__decode_stats(const struct session *s)
 {
 	return &s->dst;

@@ -74,6 +74,8 @@ int session__record_ref(struct session *s, unsigned int cpu, const void *rec, si
 const void *session__lowest_held(const struct session *s);
 /* Emit what fell out of the reordering window (ALL: everything). */
 int session__flush(struct session *s, int all);
+/* The reordering window from now on (before the first record: for all). */
+void session__set_window(struct session *s, uint64_t window_ns);
 const struct decode_stats *session__decode_stats(const struct session *s);
 uint64_t session__misordered(const struct session *s);
 /* Samples dropped by the process filter or SF. */
