@@ -314,7 +314,7 @@ static const char *section_name(uint32_t type)
 	static const char *const names[] = {
 		[KPCAP_META] = "META", [KPCAP_KALLSYMS] = "KALLSYMS", [KPCAP_PEV] = "PEV",
 		[KPCAP_RECORDS] = "RECORDS", [KPCAP_DSO] = "DSO", [KPCAP_STATS] = "STATS",
-		[KPCAP_END] = "END",
+		[KPCAP_END] = "END", [KPCAP_ORDER] = "ORDER",
 	};
 
 	return type < sizeof(names) / sizeof(names[0]) && names[type] ? names[type] : "unknown";
