@@ -8,6 +8,7 @@
  * (dso__load_sym_internal(): which symbols are kept); each case says
  * which rule it pins and what the other choice would have printed.
  */
+#include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 
 #include "lib/symbols/dso.h"
 #include "lib/symbols/ksyms.h"
+#include "lib/symbols/symtab.h"
 #include "lib/util/print.h"
 
 /* Section indexes of the crafted file. */
@@ -386,6 +388,243 @@ TEST(kallsyms_aliases_and_ends)
 	EXPECT_STREQ("modlast+0x1fbf [mod]", kat(k, 0xffffffffc0001fffULL));
 	EXPECT_STREQ("[unknown]", kat(k, 0xffffffffc0002000ULL));
 	ksyms__free(k);
+}
+
+/*
+ * The whole table perf 6.1 builds from kallsyms (kallsyms__parse(): every
+ * kept symbol in file order, size zero; symbols__fixup_end(), then
+ * symbols__fixup_duplicate()), built here line by line with the symbol
+ * table's own rules: what ksyms' lookups, which build no such table,
+ * must answer like.  *HIDDEN: every address is zero.
+ */
+static struct symtab *whole_table(const char *text, size_t len, int *hidden)
+{
+	struct symtab *t = symtab__new_in(text);
+	const char *p = text, *end = text + len, *nl, *e;
+	int seen = 0, nonzero = 0;
+	unsigned long long addr;
+	size_t n;
+
+	while (t && p < end) {
+		const char *line = p;
+
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		p = nl + 1;
+		for (addr = 0, e = line; e < nl && isxdigit((unsigned char)*e); e++)
+			addr = addr << 4 | (isdigit((unsigned char)*e) ? *e - '0' :
+					    (*e | 0x20) - 'a' + 10);
+		if (e == line || *e != ' ' || e + 3 > nl || e[2] != ' ')
+			continue;
+		seen++;
+		nonzero |= !!addr;
+		if (!strchr("TtWwDdBb", e[1]) || (e + 3 < nl && e[3] == '$'))
+			continue;
+		n = nl - (e + 3) > 511 ? 511 : nl - (e + 3);
+		symtab__add_len(t, addr, 0, e[1] == 'W' ? STB_WEAK :
+				isupper((unsigned char)e[1]) ? STB_GLOBAL : STB_LOCAL, e + 3, n);
+	}
+	symtab__commit(t);
+	symtab__fixup_end(t, 1);
+	symtab__fixup_duplicate(t);
+	*hidden = seen && !nonzero;
+	return t;
+}
+
+/* What the whole table answers for ADDR, as kat() prints ksyms' answer. */
+static const char *whole_at(const struct symtab *t, int hidden, uint64_t addr)
+{
+	static char buf[600];
+	const struct symtab_sym *s = hidden ? NULL : symtab__find(t, addr);
+	unsigned long long off;
+	const char *n, *tab;
+
+	if (!s)
+		return "[unknown]";
+	n = symtab__name(t, s);
+	off = addr - s->start;
+	tab = memchr(n, '\t', s->len);
+	if (tab && tab + 1 < n + s->len && tab[1] == '[')
+		snprintf(buf, sizeof(buf), "%.*s+0x%llx %.*s", (int)(tab - n), n, off,
+			 (int)(n + s->len - tab - 1), tab + 1);
+	else
+		snprintf(buf, sizeof(buf), "%.*s+0x%llx [kernel.kallsyms]",
+			 (int)(tab ? tab - n : s->len), n, off);
+	return buf;
+}
+
+static uint64_t rnd_state = 88172645463325252ULL;
+
+static uint64_t rnd(uint64_t n)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state % n;
+}
+
+/*
+ * A kallsyms text of NR core lines (runs of aliases, every type, names
+ * with leading underscores and "SyS", '$' names, a broken line now and
+ * then), then, unless SORTED, modules' symbols in no order; ENDED: the
+ * last line has its newline.  A third of the way in, a global core_global
+ * (then next_core), and each module's local at_core at its address: rules
+ * that only neighbours in address order decide, across the two parts:
+ * core_global against at_core (global wins, both sized: core_global ends
+ * at the page a module's symbol follows).  Two
+ * thirds in, core_lone and, 0x3000 on, after_lone, which each module's
+ * lone_tie shares: core_lone's successor is after_lone, the core's (it
+ * ends there, not a page on).
+ */
+static char *synth_kallsyms(int nr, int sorted, int ended, size_t *len)
+{
+	static const char types[] = "TtWwDdBbrRAV";
+	static const char *const pre[] = { "", "_", "__", "SyS_", "$" };
+	static const uint64_t steps[] = { 0, 0, 0x10, 0x40, 0x800, 0x1000, 0x3000 };
+	uint64_t addr = 0xffffffff81000000ULL, core_at = 0, lone_at = 0;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	int i, m;
+
+	for (i = 0; i < nr; i++) {
+		addr += steps[rnd(7)];
+		if (!rnd(50))
+			fprintf(f, "%s\n", rnd(2) ? "garbage" : "ffff");
+		if (i == nr / 3) {
+			addr += 0x10;
+			core_at = addr;
+			fprintf(f, "%016llx T core_global\n", (unsigned long long)addr);
+			addr += 0x3000;
+			fprintf(f, "%016llx t next_core\n", (unsigned long long)addr);
+			addr += 0x10;
+		}
+		if (i == 2 * nr / 3) {
+			addr += 0x10;
+			fprintf(f, "%016llx t core_lone\n", (unsigned long long)addr);
+			addr += 0x3000;
+			lone_at = addr;
+			fprintf(f, "%016llx t after_lone\n", (unsigned long long)addr);
+			addr += 0x10;
+		}
+		fprintf(f, "%016llx %c %s%c%d\n", (unsigned long long)addr, types[rnd(12)],
+			pre[rnd(5)], (char)('a' + rnd(26)), (int)rnd(1000));
+	}
+	for (m = 0; !sorted && m < 3; m++) {
+		uint64_t base = 0xffffffffc0000000ULL + m * 0x100000;
+
+		for (i = 0; i < 200; i++)
+			fprintf(f, "%016llx %c m%d_%d\t[mod%d]\n",
+				(unsigned long long)(base + rnd(64) * 0x40), types[rnd(8)],
+				m, i, m);
+		fprintf(f, "%016llx t at_core\t[mod%d]\n", (unsigned long long)core_at, m);
+		fprintf(f, "%016llx t lone_tie\t[mod%d]\n", (unsigned long long)lone_at, m);
+	}
+	fprintf(f, "%016llx T the_end", (unsigned long long)(addr + 0x100));
+	fprintf(f, ended ? "\n" : "");
+	fclose(f);
+	*len = size;
+	return buf;
+}
+
+/* ksyms__resolve() against the whole table, at and around every line's address. */
+static void compare_whole(struct __test_metadata *_metadata, const char *text, size_t len)
+{
+	static const int64_t near[] = { -1, 0, 1, 0x3f, 0x7ff, 0x1000, 0x2000 };
+	struct ksyms *k = ksyms__new(text, len);
+	int hidden, checked = 0, bad = 0;
+	struct symtab *t = whole_table(text, len, &hidden);
+	const char *p = text, *end = text + len, *nl;
+	char want[600];
+	size_t i;
+
+	ASSERT_NE(NULL, k);
+	ASSERT_NE(NULL, t);
+	for (; p < end; p = nl ? nl + 1 : end) {
+		uint64_t a = strtoull(p, NULL, 16);
+
+		nl = memchr(p, '\n', end - p);
+		for (i = 0; i < sizeof(near) / sizeof(near[0]); i++) {
+			snprintf(want, sizeof(want), "%s", whole_at(t, hidden, a + near[i]));
+			checked++;
+			if (strcmp(want, kat(k, a + near[i])) && bad++ < 5)
+				TH_LOG("at %llx: %s, the whole table: %s",
+				       (unsigned long long)(a + near[i]), kat(k, a + near[i]),
+				       want);
+		}
+	}
+	EXPECT_EQ(0, bad) TH_LOG("%d of %d addresses differ", bad, checked);
+	EXPECT_LT(1000, checked);
+	symtab__free(t);
+	ksyms__free(k);
+}
+
+FIXTURE(kwhole) {
+	char *text;
+	size_t len;
+};
+
+FIXTURE_VARIANT(kwhole) {
+	int sorted, ended, nr;
+};
+
+/* A kernel without modules: every line in order, no table at all. */
+FIXTURE_VARIANT_ADD(kwhole, no_modules) {
+	.sorted = 1, .ended = 1, .nr = 3000,
+};
+
+/* Modules after the core, in their own order. */
+FIXTURE_VARIANT_ADD(kwhole, modules) {
+	.sorted = 0, .ended = 1, .nr = 3000,
+};
+
+/* The last line without its newline. */
+FIXTURE_VARIANT_ADD(kwhole, unended) {
+	.sorted = 0, .ended = 0, .nr = 500,
+};
+
+FIXTURE_SETUP(kwhole)
+{
+	self->text = synth_kallsyms(variant->nr, variant->sorted, variant->ended, &self->len);
+	ASSERT_NE(NULL, self->text);
+}
+
+FIXTURE_TEARDOWN(kwhole)
+{
+	free(self->text);
+}
+
+/*
+ * kallsyms' core part is looked up in the text, the rest in a table; the
+ * answers are the whole table's, perf's, at every symbol and around it.
+ */
+TEST_F(kwhole, lookups_answer_as_the_whole_table)
+{
+	compare_whole(_metadata, self->text, self->len);
+}
+
+/* The same on this machine's kallsyms, when it shows addresses. */
+TEST(this_kallsyms_answers_as_the_whole_table)
+{
+	char *text = NULL;
+	size_t len = 0, n;
+	char buf[1 << 16];
+	FILE *in = fopen("/proc/kallsyms", "r"), *out;
+
+	if (!in)
+		SKIP(return, "no /proc/kallsyms to read");
+	out = open_memstream(&text, &len);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, out);
+	fclose(in);
+	fclose(out);
+	if (!strtoull(text, NULL, 16)) {
+		free(text);
+		SKIP(return, "kallsyms' addresses are hidden (kptr_restrict): run as root");
+	}
+	compare_whole(_metadata, text, len);
+	free(text);
 }
 
 TEST_HARNESS_MAIN
