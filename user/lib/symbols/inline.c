@@ -6,10 +6,13 @@
  * The address addr2line is asked about is perf's map__rip_2objdump() of
  * the file offset: the offset plus the runtime file's .text sh_addr -
  * sh_offset.  The DIEs holding it, innermost first, are dwarf_getscopes()'
- * innermost one and its physical parents (dwarf_getscopes_die()), as
- * eu-addr2line -i walks them: each DW_TAG_inlined_subroutine, subprogram
- * or entry point among them is one record, which is what binutils'
- * caller_func chain gives.
+ * innermost one and its physical parents, as eu-addr2line -i walks them
+ * (dwarf_getscopes_die()): each DW_TAG_inlined_subroutine, subprogram or
+ * entry point among them is one record, which is what binutils'
+ * caller_func chain gives.  They are found in one walk down the compile
+ * unit, libdw's own descent (the first child holding the address, at each
+ * level), whose path is those parents: not in the two walks of the whole
+ * unit those calls make, most of the reader's work per sample of perl.
  *
  * The DWARF is read from dbgcache.h's inflated copy of the file where its
  * debug sections are compressed.
@@ -226,10 +229,71 @@ static void release_headers(struct inlines *in)
 		madvise((void *)start, (uintptr_t)map + size - start, MADV_DONTNEED);
 }
 
+/* libdw's may_have_scopes(): the tags whose children may hold ADDR's scopes. */
+static int may_have_scopes(Dwarf_Die *die)
+{
+	switch (dwarf_tag(die)) {
+	case DW_TAG_compile_unit: case DW_TAG_module: case DW_TAG_lexical_block:
+	case DW_TAG_with_stmt: case DW_TAG_catch_block: case DW_TAG_try_block:
+	case DW_TAG_entry_point: case DW_TAG_inlined_subroutine: case DW_TAG_subprogram:
+	case DW_TAG_namespace: case DW_TAG_class_type: case DW_TAG_structure_type:
+		return 1;
+	}
+	return 0;
+}
+
+/* Imported units within imported units: past this, a cycle (libdw fails). */
+#define IMPORT_NEST_MAX	8
+
+/*
+ * The first of CHILD and its siblings whose ranges hold ADDR, into *OUT,
+ * as libdw's scope walk (__libdw_visit_scopes()) meets them: an imported
+ * partial unit's children in its place.  1, or 0 without one.
+ */
+static int first_holding(Dwarf_Die child, Dwarf_Addr addr, Dwarf_Die *out, int nest)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die unit;
+
+	do {
+		if (dwarf_tag(&child) == DW_TAG_imported_unit) {
+			/* gcc -flto imported whole compile units: libdw skips those. */
+			if (nest < IMPORT_NEST_MAX &&
+			    dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &a), &unit) &&
+			    dwarf_tag(&unit) != DW_TAG_compile_unit && !dwarf_child(&unit, &unit) &&
+			    first_holding(unit, addr, out, nest + 1))
+				return 1;
+			continue;
+		}
+		if (dwarf_haspc(&child, addr) > 0) {
+			*out = child;
+			return 1;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+/*
+ * The DIEs holding ADDR from CU down, innermost last, as dwarf_getscopes()
+ * finds its innermost one: the first child holding it at each level.  How
+ * many (at most MAX).
+ */
+static int scopes_down(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *path, int max)
+{
+	Dwarf_Die child;
+	int n = 1;
+
+	path[0] = *cu;
+	while (n < max && may_have_scopes(&path[n - 1]) && !dwarf_child(&path[n - 1], &child) &&
+	       first_holding(child, addr, &path[n], 0))
+		n++;
+	return n;
+}
+
 /* Append the records of ADDR to the names; how many. */
 static uint32_t walk(struct inlines *in, Dwarf_Addr addr)
 {
-	Dwarf_Die cu, *scopes = NULL, *chain = NULL;
+	Dwarf_Die cu, path[INLINES_MAX_NEST * 2];
 	Dwarf_Die *found = dwarf_addrdie(in->dw, addr, &cu);
 	int n, i;
 	uint32_t nr = 0;
@@ -238,23 +302,21 @@ static uint32_t walk(struct inlines *in, Dwarf_Addr addr)
 		release_headers(in);
 	if (!found)
 		return 0;
-	n = dwarf_getscopes(&cu, addr, &scopes);
-	if (n > 0)
-		n = dwarf_getscopes_die(&scopes[0], &chain);
-	for (i = 0; i < n && nr < INLINES_MAX_NEST; i++) {
+	n = scopes_down(&cu, addr, path, INLINES_MAX_NEST * 2);
+	if (n < 2)		/* the CU alone: no scope holds ADDR */
+		return 0;
+	for (i = n - 1; i >= 0 && nr < INLINES_MAX_NEST; i--) {
 		const char *name;
 
-		if (!is_function(&chain[i]))
+		if (!is_function(&path[i]))
 			continue;
 		if (!nr)
-			innermost(&chain[i], addr);
-		name = die_name(in, &chain[i]);
+			innermost(&path[i], addr);
+		name = die_name(in, &path[i]);
 		if (!name || push_name(in, name))
 			break;
 		nr++;
 	}
-	free(scopes);
-	free(chain);
 	return nr;
 }
 
