@@ -3,8 +3,8 @@
  * capture.c - write and read capture files (format in capture.h).
  */
 #include <errno.h>
-#include <stddef.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

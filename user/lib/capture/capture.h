@@ -44,9 +44,8 @@
  *	ORDER (8)	struct kpcap_order, written right before END: how
  *			far the records arrive out of time order, for the
  *			reader's merge window, so that it need not read
- *			every record twice (on a 360 MB capture, a third of
- *			its time); a file without it (cut short, or from
- *			an older writer) is read with that pass
+ *			every record twice; a file without it (cut short,
+ *			or from an older writer) is read with that pass
  *
  * A reader refuses files of another version.
  */
