@@ -7,11 +7,12 @@
  * chain's functions in order, down to main, each at the address of its
  * call (pc - 1).  Many snapshots of one process build one Dwfl, not one
  * each (perf builds one per sample); a map that replaces the code the
- * Dwfl holds builds it again; past 64 processes the least recently
- * sampled one's goes.  A snapshot cut below the first return address
- * stops the chain there; a file that is not the build-id mapped is not
- * unwound.  The frames of those chains unwind from cached CFI rules
- * (cfi_cache.h); a PLT entry's row, a DWARF expression, is left to libdwfl.
+ * Dwfl holds, at the IP or where a caller returns, builds it again; past
+ * 64 processes the least recently sampled one's goes.  A snapshot cut
+ * below the first return address stops the chain there; a file that is
+ * not the build-id mapped is not unwound.  The frames of those chains
+ * unwind from cached CFI rules (cfi_cache.h); a PLT entry's row, a DWARF
+ * expression, is left to libdwfl.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -260,6 +261,39 @@ TEST_F(unwind, a_map_replacing_the_code_builds_the_dwfl_again)
 	/* The samples before the new map still unwind through this program. */
 	chain(self->w, self->u, self->s, 1500, names, sizeof(names));
 	EXPECT_TRUE(starts(names, "take;inner;outer;")) TH_LOG("chain: %s", names);
+}
+
+/*
+ * Another file over the code a caller returns to (libc's, past this
+ * program's frames): found at that frame, not only at the IP.  The
+ * second chain of time 1000 has every frame's module already reported,
+ * so the frames it checked are those the unwinder remembers
+ * (stepmemo.h); a remembered frame must not stand for another map.
+ */
+TEST_F(unwind, a_map_replacing_a_callers_code_builds_the_dwfl_again)
+{
+	struct pev e = { .type = PEV_MMAP, .pid = getpid(), .time = 2000 };
+	struct usym_map ip_map, m = { 0 };
+	char before[4096], names[4096];
+	unsigned int nr, i;
+
+	ASSERT_EQ(0, usyms__map(self->u, getpid(), 1000, self->s->regs[REG_IP_IDX], &ip_map));
+	chain(self->w, self->u, self->s, 1000, names, sizeof(names));
+	nr = chain(self->w, self->u, self->s, 1000, before, sizeof(before));
+	ASSERT_STREQ(names, before);
+	for (i = 1; i < nr; i++)
+		if (!usyms__map(self->u, getpid(), 1000, ips[i], &m) && m.path != ip_map.path)
+			break;
+	ASSERT_LT(i, nr) TH_LOG("no frame outside this program: %s", before);
+	e.start = m.start;
+	e.len = m.end - m.start;
+	e.path = "/bin/true";
+	ASSERT_EQ(0, usyms__apply(self->u, &e));
+	chain(self->w, self->u, self->s, 3000, names, sizeof(names));
+	EXPECT_EQ(2, unwind__builds(self->w)) TH_LOG("chain: %s", names);
+	EXPECT_STRNE(before, names);
+	chain(self->w, self->u, self->s, 1500, names, sizeof(names));
+	EXPECT_STREQ(before, names);
 }
 
 TEST_F(unwind, a_file_without_the_build_id_mapped_is_not_unwound)

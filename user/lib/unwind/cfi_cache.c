@@ -38,19 +38,10 @@ enum { DW_RBP = 6, DW_RSP = 7, DW_RA = 16 };
 /* A register's rule in a row, as handle_cfi() tells them apart. */
 enum loc { LOC_UNDEF, LOC_SAME, LOC_SAVED, LOC_VAL, LOC_OTHER };
 
-struct rule {
-	bool simple;		/* else libdwfl's */
-	bool cfa_bp;		/* CFA from %rbp, else %rsp */
-	uint8_t bp;		/* LOC_UNDEF, LOC_SAME or LOC_SAVED */
-	bool ra_saved;		/* else undefined */
-	bool has_last;		/* the step reads memory: last at CFA + last_off */
-	int32_t cfa_off, sp_off, bp_off, ra_off, last_off;
-};
-
 struct slot {
 	const char *file;	/* NULL: empty */
 	uint64_t addr;
-	struct rule r;
+	struct cfi_rule r;	/* bp: LOC_UNDEF, LOC_SAME or LOC_SAVED */
 };
 
 struct cfi_cache {
@@ -112,7 +103,7 @@ static enum loc reg_loc(Dwarf_Frame *f, int regno, int32_t *off)
 }
 
 /* The registers of F into R, in handle_cfi()'s order (the last read counts). */
-static bool rule_regs(struct rule *r, Dwarf_Frame *f)
+static bool rule_regs(struct cfi_rule *r, Dwarf_Frame *f)
 {
 	int32_t off;
 	int regno;
@@ -147,7 +138,7 @@ static bool rule_regs(struct rule *r, Dwarf_Frame *f)
 }
 
 /* F's row as a rule: false when it is not a simple one. */
-static bool rule_from(struct rule *r, Dwarf_Frame *f)
+static bool rule_from(struct cfi_rule *r, Dwarf_Frame *f)
 {
 	Dwarf_Op *ops;
 	size_t n;
@@ -177,7 +168,7 @@ static bool x86_64(Dwfl_Module *mod)
 }
 
 /* The rule at ADDR in MOD, from the CFI libdwfl would take, in its order. */
-static void rule_fill(struct rule *r, Dwfl_Module *mod, uint64_t addr)
+static void rule_fill(struct cfi_rule *r, Dwfl_Module *mod, uint64_t addr)
 {
 	Dwarf_Frame *f = NULL;
 	Dwarf_Addr bias;
@@ -203,9 +194,8 @@ static unsigned int hash(const char *file, uint64_t off)
 	return (unsigned int)(h >> 32) & (SLOTS - 1);
 }
 
-/* FILE's rule at ADDR (BASE: where MOD was reported), cached. */
-static const struct rule *rule_get(struct cfi_cache *c, Dwfl_Module *mod, const char *file,
-				   uint64_t base, uint64_t addr)
+const struct cfi_rule *cfi_cache__rule(struct cfi_cache *c, Dwfl_Module *mod,
+				       const char *file, uint64_t base, uint64_t addr)
 {
 	uint64_t off = addr - base;
 	unsigned int i = hash(file, off);
@@ -230,16 +220,27 @@ static const struct rule *rule_get(struct cfi_cache *c, Dwfl_Module *mod, const 
 	return &s->r;
 }
 
+static bool mem_read(const struct cfi_mem *mem, uint64_t addr, uint64_t *val)
+{
+	if (addr >= mem->lo && addr < mem->lim) {
+		memcpy(val, mem->bytes + (addr - mem->lo), sizeof(*val));
+		return true;
+	}
+	return mem->read(mem->arg, addr, val);
+}
+
 /*
  * handle_cfi()'s results for rule R: %rsp the CFA plus its offset, %rbp
  * known or not, the return address read (0 ends the chain as undefined
  * does), and whether the last read gave 0.
  */
-static enum cfi_step apply(const struct rule *r, const struct cfi_regs *regs,
-			   struct cfi_regs *next, bool *last_zero, cfi_read_fn read, void *arg)
+enum cfi_step cfi_rule__step(const struct cfi_rule *r, const struct cfi_regs *regs,
+			     struct cfi_regs *next, bool *last_zero, const struct cfi_mem *mem)
 {
 	uint64_t cfa, v = 0;
 
+	if (!r->simple)
+		return CFI_STEP_DWFL;
 	if (r->cfa_bp && !regs->bp_set)
 		return CFI_STEP_DWFL;
 	cfa = (r->cfa_bp ? regs->bp : regs->sp) + (int64_t)r->cfa_off;
@@ -249,29 +250,17 @@ static enum cfi_step apply(const struct rule *r, const struct cfi_regs *regs,
 	next->sp = cfa + (int64_t)r->sp_off;
 	if (r->bp == LOC_UNDEF)
 		next->bp_set = false;
-	if (r->bp == LOC_SAVED && !read(arg, cfa + (int64_t)r->bp_off, &next->bp))
+	if (r->bp == LOC_SAVED && !mem_read(mem, cfa + (int64_t)r->bp_off, &next->bp))
 		return CFI_STEP_DWFL;
 	if (r->bp == LOC_SAVED)
 		next->bp_set = true;
-	if (r->ra_saved && !read(arg, cfa + (int64_t)r->ra_off, &next->pc))
+	if (r->ra_saved && !mem_read(mem, cfa + (int64_t)r->ra_off, &next->pc))
 		return CFI_STEP_DWFL;
 	if (r->ra_saved && next->pc)
 		return CFI_STEP_NEXT;
 	*last_zero = false;
-	if (r->has_last && !read(arg, cfa + (int64_t)r->last_off, &v))
+	if (r->has_last && !mem_read(mem, cfa + (int64_t)r->last_off, &v))
 		return CFI_STEP_DWFL;
 	*last_zero = r->has_last && !v;
 	return CFI_STEP_END;
-}
-
-enum cfi_step cfi_cache__step(struct cfi_cache *c, Dwfl_Module *mod, const char *file,
-			      uint64_t base, uint64_t addr, const struct cfi_regs *r,
-			      struct cfi_regs *next, bool *last_zero, cfi_read_fn read,
-			      void *arg)
-{
-	const struct rule *rule = rule_get(c, mod, file, base, addr);
-
-	if (!rule->simple)
-		return CFI_STEP_DWFL;
-	return apply(rule, r, next, last_zero, read, arg);
 }

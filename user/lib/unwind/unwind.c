@@ -43,6 +43,7 @@
 #include "lib/unwind/cfi_cache.h"
 #include "lib/unwind/debuginfo.h"
 #include "lib/unwind/modmemo.h"
+#include "lib/unwind/stepmemo.h"
 #include "lib/unwind/unwind.h"
 
 #define PROC_HASH	1024
@@ -72,6 +73,8 @@ struct uproc {
 	uint32_t pid;
 	Dwfl *dwfl;
 	struct modmemo *memo;	/* DWFL's modules by address */
+	struct stepmemo *steps;	/* its frames by return address */
+	uint64_t reports;	/* modules reported to DWFL */
 	int attached;
 	struct modid *mods;
 	/* The sample being unwound, the maps found for it, and its chain so far. */
@@ -129,6 +132,8 @@ static void proc_reset(struct uproc *p)
 	p->dwfl = NULL;
 	modmemo__free(p->memo);
 	p->memo = NULL;
+	stepmemo__free(p->steps);
+	p->steps = NULL;
 	p->attached = 0;
 	while (p->mods) {
 		struct modid *m = p->mods->next;
@@ -311,6 +316,8 @@ static int report_module(struct uproc *p, uint64_t pc)
 	/* The module's fd once reported; still ours if that fails. */
 	mod = id && fd >= 0 ? dwfl_report_elf(p->dwfl, m->path, m->path, fd, base, false) : NULL;
 	modmemo__clear(p->memo);
+	stepmemo__clear(p->steps);
+	p->reports++;
 	if (!mod) {
 		if (fd >= 0)
 			close(fd);
@@ -428,21 +435,63 @@ static bool cached_read(void *arg, uint64_t addr, uint64_t *val)
 }
 
 /*
+ * What memory_read() gives, for cached steps: the words it reads from the
+ * snapshot, [SP, SP + stack_len - 8) (none when that wraps), then itself.
+ */
+static void stack_window(struct uproc *p, struct cfi_mem *mem)
+{
+	uint64_t start = p->s->regs[SP], end = start + p->s->stack_len;
+
+	mem->lo = start;
+	mem->lim = end > start && end - start > sizeof(uint64_t) ? end - sizeof(uint64_t) : start;
+	mem->bytes = p->s->stack;
+	mem->read = cached_read;
+	mem->arg = p;
+}
+
+/*
  * __libdwfl_frame_unwind() of frame R, whose row is at ADDR (R's pc, or
  * pc - 1 past the first frame), from the rule cache: the module is the
  * one libdwfl finds there (none: its frame-pointer unwinder, not cached).
+ * *RULE: the rule taken (NULL: none), valid until the cache's next rule.
  */
 static enum cfi_step cached_step(struct uproc *p, uint64_t addr, const struct cfi_regs *r,
-				 struct cfi_regs *next, bool *last_zero)
+				 struct cfi_regs *next, bool *last_zero,
+				 const struct cfi_mem *mem, const struct cfi_rule **rule)
 {
 	void *ud;
 	Dwfl_Module *mod = modmemo__addrmodule(p->memo, p->dwfl, addr, &ud);
 	struct modid *id = ud;
 
+	*rule = NULL;
 	if (!mod)
 		return CFI_STEP_DWFL;
-	return cfi_cache__step(p->w->cfi, mod, id->path, id->base, addr, r, next, last_zero,
-			       cached_read, p);
+	*rule = cfi_cache__rule(p->w->cfi, mod, id->path, id->base, addr);
+	return cfi_rule__step(*rule, r, next, last_zero, mem);
+}
+
+/* Where a frame's map was, for the step memo: PATH NULL, not a key. */
+struct memo_key {
+	uint64_t base;
+	const char *path;
+};
+
+/*
+ * The rule P's step memo holds for a frame returning to PC (past the
+ * first), and in *KEY the map it is remembered with: the map over PC,
+ * when it is over PC - 1 too (report_module() asks at both) and an ELF
+ * file's (report_module() of a JIT map is not the module's).
+ */
+static const struct cfi_rule *remembered(struct uproc *p, uint64_t pc, struct memo_key *key)
+{
+	const struct usym_map *m = sample_map(p, pc);
+
+	key->path = NULL;
+	if (!m || m->jit || pc - 1 < m->lo)
+		return NULL;
+	key->base = m->start - m->pgoff;
+	key->path = m->path;
+	return stepmemo__find(p->steps, pc, key->base, key->path);
 }
 
 /*
@@ -458,17 +507,36 @@ static bool cached_chain(struct uproc *p)
 	struct cfi_regs r = { regs[IP], regs[SP], regs[BP], true }, next;
 	enum cfi_step step = CFI_STEP_END;
 	bool initial = true, zero = false;
-	uint64_t pc;
+	const struct cfi_rule *rule;
+	struct memo_key key = { 0 };
+	struct cfi_mem mem;
+	uint64_t pc, reports;
 	int ret;
+
+	stack_window(p, &mem);
 
 	for (;; r = next, initial = false) {
 		pc = r.pc;
+		/*
+		 * A frame the memo holds: both report_module() calls would
+		 * return what they did when it was added (the same modules,
+		 * the same map), neither -EAGAIN nor an end.
+		 */
+		rule = initial ? NULL : remembered(p, pc, &key);
+		if (rule) {
+			step = cfi_rule__step(rule, &r, &next, &zero, &mem);
+			if (step == CFI_STEP_DWFL)
+				return false;
+			pc--;
+			goto frame;
+		}
+		reports = p->reports;
 		if (report_module(p, pc) == -EAGAIN) {
 			p->stale = 1;
 			return true;
 		}
 		if (!initial) {
-			step = cached_step(p, --pc, &r, &next, &zero);
+			step = cached_step(p, --pc, &r, &next, &zero, &mem, &rule);
 			if (step == CFI_STEP_DWFL)
 				return false;
 		}
@@ -477,12 +545,16 @@ static bool cached_chain(struct uproc *p)
 			p->stale = ret == -EAGAIN;
 			return true;
 		}
+		/* Checked with the modules it is found with: none reported since. */
+		if (key.path && rule && reports == p->reports)
+			stepmemo__add(p->steps, pc + 1, key.base, key.path, rule);
+frame:
 		if (pc)
 			p->ips[p->nr++] = pc;
 		if (p->nr == p->max)
 			return true;
 		if (initial) {
-			step = cached_step(p, pc, &r, &next, &zero);
+			step = cached_step(p, pc, &r, &next, &zero, &mem, &rule);
 			if (step == CFI_STEP_DWFL)
 				return false;
 		}
@@ -527,7 +599,8 @@ static int unwind_once(struct uproc *p)
 			return 0;
 		w->live++;
 		p->memo = modmemo__new();
-		if (!p->memo) {
+		p->steps = stepmemo__new();
+		if (!p->memo || !p->steps) {
 			proc_reset(p);
 			return 0;
 		}
