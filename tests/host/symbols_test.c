@@ -465,8 +465,32 @@ static uint64_t rnd(uint64_t n)
 }
 
 /*
+ * A line kallsyms does not have: no address, an address in capitals, or
+ * one whose 16 digits hold a byte that is none (a neighbour of the digits
+ * in ASCII, a space, a byte above 0x7f).
+ */
+static void odd_line(FILE *f, uint64_t addr)
+{
+	static const char not_hex[] = { '/', ':', '@', 'G', '`', 'g', ' ', (char)0xe6 };
+	char a[17];
+
+	switch (rnd(3)) {
+	case 0:
+		fprintf(f, "%s\n", rnd(2) ? "garbage" : "ffff");
+		break;
+	case 1:
+		fprintf(f, "%016llX T upper\n", (unsigned long long)addr);
+		break;
+	default:
+		snprintf(a, sizeof(a), "%016llx", (unsigned long long)addr);
+		a[rnd(16)] = not_hex[rnd(8)];
+		fprintf(f, "%s T odd\n", a);
+	}
+}
+
+/*
  * A kallsyms text of NR core lines (runs of aliases, every type, names
- * with leading underscores and "SyS", '$' names, a broken line now and
+ * with leading underscores and "SyS", '$' names, an odd line now and
  * then), then, unless SORTED, modules' symbols in no order; ENDED: the
  * last line has its newline.  A third of the way in, a global core_global
  * (then next_core), and each module's local at_core at its address: rules
@@ -491,7 +515,7 @@ static char *synth_kallsyms(int nr, int sorted, int ended, size_t *len)
 	for (i = 0; i < nr; i++) {
 		addr += steps[rnd(7)];
 		if (!rnd(50))
-			fprintf(f, "%s\n", rnd(2) ? "garbage" : "ffff");
+			odd_line(f, addr);
 		if (i == nr / 3) {
 			addr += 0x10;
 			core_at = addr;
