@@ -22,9 +22,13 @@
 
 #include "lib/unwind/cfi_cache.h"
 
-/* Slots: 32 Ki (1.5 MiB); emptied when 3/4 full, so memory stays bounded. */
-#define SLOTS		(1U << 15)
-#define SLOTS_FULL	(SLOTS / 4 * 3)
+/*
+ * Slots: 1 Ki at first, doubled when 3/4 full up to 32 Ki (1.5 MiB), then
+ * emptied when 3/4 full, so memory stays bounded: a table as large as a
+ * run's rules, as its slots are touched all over.
+ */
+#define SLOTS_FIRST	(1U << 10)
+#define SLOTS_MAX	(1U << 15)
 /*
  * Offsets kept: larger ones are left to libdwfl, and so are CFAs outside
  * [OFF_MAX, CFA_MAX): then no read at CFA + offset wraps around, where
@@ -46,15 +50,17 @@ struct slot {
 
 struct cfi_cache {
 	struct slot *slots;
-	unsigned int used;
+	unsigned int nr_slots, used;
 };
 
 struct cfi_cache *cfi_cache__new(void)
 {
 	struct cfi_cache *c = calloc(1, sizeof(*c));
 
-	if (c)
-		c->slots = calloc(SLOTS, sizeof(*c->slots));
+	if (c) {
+		c->nr_slots = SLOTS_FIRST;
+		c->slots = calloc(c->nr_slots, sizeof(*c->slots));
+	}
 	if (c && !c->slots) {
 		free(c);
 		c = NULL;
@@ -191,28 +197,59 @@ static unsigned int hash(const char *file, uint64_t off)
 {
 	uint64_t h = ((uintptr_t)file ^ off * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
 
-	return (unsigned int)(h >> 32) & (SLOTS - 1);
+	return (unsigned int)(h >> 32);
+}
+
+/* An empty slot for (FILE, OFF), which C does not hold. */
+static struct slot *free_slot(struct cfi_cache *c, const char *file, uint64_t off)
+{
+	unsigned int mask = c->nr_slots - 1, i = hash(file, off) & mask;
+
+	while (c->slots[i].file)
+		i = (i + 1) & mask;
+	return &c->slots[i];
+}
+
+/* Room for one more rule: a table twice as large, or (at the largest) an empty one. */
+static void make_room(struct cfi_cache *c)
+{
+	struct slot *old = c->slots, *s;
+	unsigned int i, n = c->nr_slots;
+
+	if (c->used < n / 4 * 3)
+		return;
+	if (n < SLOTS_MAX) {
+		s = calloc(n * 2, sizeof(*s));
+		if (s) {
+			c->slots = s;
+			c->nr_slots = n * 2;
+			for (i = 0; i < n; i++)
+				if (old[i].file)
+					*free_slot(c, old[i].file, old[i].addr) = old[i];
+			free(old);
+			return;
+		}
+	}
+	memset(c->slots, 0, n * sizeof(*c->slots));
+	c->used = 0;
 }
 
 const struct cfi_rule *cfi_cache__rule(struct cfi_cache *c, Dwfl_Module *mod,
 				       const char *file, uint64_t base, uint64_t addr)
 {
 	uint64_t off = addr - base;
-	unsigned int i = hash(file, off);
+	unsigned int mask = c->nr_slots - 1, i = hash(file, off) & mask;
 	struct slot *s;
 
-	for (;; i = (i + 1) & (SLOTS - 1)) {
+	for (;; i = (i + 1) & mask) {
 		s = &c->slots[i];
 		if (!s->file)
 			break;
 		if (s->file == file && s->addr == off)
 			return &s->r;
 	}
-	if (c->used == SLOTS_FULL) {
-		memset(c->slots, 0, SLOTS * sizeof(*c->slots));
-		c->used = 0;
-		s = &c->slots[hash(file, off)];
-	}
+	make_room(c);
+	s = free_slot(c, file, off);
 	c->used++;
 	s->file = file;
 	s->addr = off;
