@@ -13,7 +13,14 @@
 #define KERNEL_PID	0xffffffffU	/* key of kernel frames */
 #define HIDDEN_PID	0xfffffffeU	/* kernel frames not to look up */
 #define CHUNK		(1U << 20)
-#define SEEN_SLOTS	(1U << 16)	/* hashes of chains seen once */
+/*
+ * Hashes of chains seen once: 4 Ki slots at first, doubled when half
+ * used up to 64 Ki (512 KiB), as a table's slots are touched all over.
+ */
+#define SEEN_FIRST	(1U << 12)
+#define SEEN_MAX	(1U << 16)
+/* Frames: 1 Ki at first, doubled when half full. */
+#define TAB_FIRST	(1U << 10)
 
 struct entry {
 	uint64_t addr;
@@ -52,7 +59,8 @@ struct framecache {
 	uint32_t stacks_cap, nr_stacks;
 	struct chunk *stack_chunks;
 	size_t stack_bytes;
-	uint64_t *seen;			/* [SEEN_SLOTS], by hash */
+	uint64_t *seen;			/* by hash */
+	uint32_t seen_slots, nr_seen;
 	struct symkey *keys;
 	uint32_t keys_cap, nr_ids;
 	struct chunk *chunks;
@@ -73,11 +81,12 @@ struct framecache *framecache__new(void)
 
 	if (!c)
 		return NULL;
-	c->cap = 4096;
+	c->cap = TAB_FIRST;
 	c->tab = calloc(c->cap, sizeof(*c->tab));
 	c->keys_cap = 1024;
 	c->keys = calloc(c->keys_cap, sizeof(*c->keys));
-	c->seen = calloc(SEEN_SLOTS, sizeof(*c->seen));
+	c->seen_slots = SEEN_FIRST;
+	c->seen = calloc(c->seen_slots, sizeof(*c->seen));
 	if (!c->tab || !c->keys || !c->seen) {
 		framecache__free(c);
 		return NULL;
@@ -312,6 +321,46 @@ static int stacks_grow(struct framecache *c)
 	return 0;
 }
 
+/* Twice the slots for the hashes seen once, those kept that still fit. */
+static void seen_grow(struct framecache *c)
+{
+	uint32_t n = c->seen_slots * 2, j;
+	uint64_t *s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return;
+	c->nr_seen = 0;
+	for (j = 0; j < c->seen_slots; j++) {
+		uint64_t h = c->seen[j], *slot = &s[h & (n - 1)];
+
+		if (!h)
+			continue;
+		c->nr_seen += !*slot;
+		*slot = h;
+	}
+	free(c->seen);
+	c->seen = s;
+	c->seen_slots = n;
+}
+
+/*
+ * Whether the chain hashed H was seen before; if not, it is now.  A slot
+ * may be shared: a chain whose slot another took waits for a later
+ * sighting.
+ */
+static int seen_before(struct framecache *c, uint64_t h)
+{
+	uint64_t *s = &c->seen[h & (c->seen_slots - 1)];
+
+	if (*s == h)
+		return 1;
+	c->nr_seen += !*s;
+	*s = h;
+	if (c->nr_seen * 2 > c->seen_slots && c->seen_slots < SEEN_MAX)
+		seen_grow(c);
+	return 0;
+}
+
 const struct out_frame *framecache__stack_add(struct framecache *c, const uint64_t *key,
 					      unsigned int nkey, uint64_t since,
 					      const struct out_frame *f, unsigned int nr)
@@ -325,11 +374,9 @@ const struct out_frame *framecache__stack_add(struct framecache *c, const uint64
 
 	uint64_t h = hash_key(key, nkey);
 
-	/* The first sighting only leaves its hash (a slot may be shared: then later). */
-	if (c->seen[h & (SEEN_SLOTS - 1)] != h) {
-		c->seen[h & (SEEN_SLOTS - 1)] = h;
+	/* The first sighting only leaves its hash. */
+	if (!seen_before(c, h))
 		return NULL;
-	}
 	if ((c->nr_stacks + 1) * 2 > c->stacks_cap && stacks_grow(c))
 		return NULL;
 	for (i = 0; i < nr; i++)
