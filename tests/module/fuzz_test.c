@@ -72,13 +72,17 @@ static void fz_clean_session(struct __test_metadata *_metadata,
 	fd = kp_open();
 	ASSERT_LE(0, fd) TH_LOG("seed %llu: open after: %s", seed,
 				strerror(errno));
-	kp_cfg_init(&cfg, 500);
-	ASSERT_EQ(0, kp_set_config(fd, &cfg))
-		TH_LOG("seed %llu: SET_CONFIG after: %s", seed, strerror(errno));
-	/* The run may have left a delay, or the controller off. */
+	/*
+	 * The run may have left a delay, the controller off, or a max rate
+	 * below this session's (a fuzzer's knobs, or kprof's controller
+	 * lowering it): SET_CONFIG refuses a frequency above it.
+	 */
 	ASSERT_EQ(0, ioctl(fd, KPROF_IOC_SET_THROTTLE, &t))
 		TH_LOG("seed %llu: SET_THROTTLE after: %s", seed,
 		       strerror(errno));
+	kp_cfg_init(&cfg, 500);
+	ASSERT_EQ(0, kp_set_config(fd, &cfg))
+		TH_LOG("seed %llu: SET_CONFIG after: %s", seed, strerror(errno));
 	ASSERT_EQ(0, kp_map(&b, fd)) TH_LOG("seed %llu: %s", seed, b.err);
 	ASSERT_EQ(0, kp_start(fd)) TH_LOG("seed %llu: START after: %s", seed,
 					  strerror(errno));
