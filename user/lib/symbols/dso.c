@@ -109,29 +109,50 @@ int dso__used(const struct dso *d)
 	return d->state != DSO_NEW;
 }
 
-static int add_raw(struct dso *d, uint64_t start, uint64_t size, int binding,
-		   int batch, const char *name)
+/*
+ * Room for NR more raw symbols and NAMES more bytes of names: a table's
+ * counts ask once what doubling would ask a dozen times, each a copy into
+ * new pages.  -ENOMEM.
+ */
+static int raw_reserve(struct dso *d, size_t nr, size_t names)
 {
-	size_t len = strlen(name) + 1;
+	if (d->nraw + nr > d->raw_cap) {
+		size_t cap = d->nraw + nr;
+		struct rawsym *r;
 
-	if (d->nraw == d->raw_cap) {
-		uint32_t cap = d->raw_cap ? d->raw_cap * 2 : 256;
-		struct rawsym *r = realloc(d->raw, cap * sizeof(*r));
-
+		if (cap > UINT32_MAX)
+			return -ENOMEM;
+		r = realloc(d->raw, cap * sizeof(*r));
 		if (!r)
 			return -ENOMEM;
 		d->raw = r;
 		d->raw_cap = cap;
 	}
-	while (d->names_len + len > d->names_cap) {
-		uint32_t cap = d->names_cap ? d->names_cap * 2 : 4096;
-		char *n = realloc(d->names, cap);
+	if (d->names_len + names > d->names_cap) {
+		size_t cap = d->names_len + names;
+		char *n;
 
+		if (cap > UINT32_MAX)
+			return -ENOMEM;
+		n = realloc(d->names, cap);
 		if (!n)
 			return -ENOMEM;
 		d->names = n;
 		d->names_cap = cap;
 	}
+	return 0;
+}
+
+static int add_raw(struct dso *d, uint64_t start, uint64_t size, int binding,
+		   int batch, const char *name)
+{
+	size_t len = strlen(name) + 1;
+
+	if (d->nraw == d->raw_cap && raw_reserve(d, d->raw_cap ? d->raw_cap : 256, 0))
+		return -ENOMEM;
+	if (d->names_len + len > d->names_cap &&
+	    raw_reserve(d, 0, d->names_cap > len ? d->names_cap : len + 4096))
+		return -ENOMEM;
 	memcpy(d->names + d->names_len, name, len);
 	d->raw[d->nraw++] = (struct rawsym){ .start = start, .size = size,
 		.name = d->names_len, .binding = binding, .batch = batch };
@@ -166,8 +187,9 @@ static int load_table(struct dso *d, struct elfsrc *syms, struct elfsrc *run,
 		      Elf_Scn *table, int batch)
 {
 	size_t shstr_sym, shstr_run, i, n;
+	GElf_Shdr tsh, ssh;
+	Elf_Scn *strtab;
 	Elf_Data *data;
-	GElf_Shdr tsh;
 
 	if (!gelf_getshdr(table, &tsh) || !tsh.sh_entsize ||
 	    elf_getshdrstrndx(syms->elf, &shstr_sym) ||
@@ -177,6 +199,10 @@ static int load_table(struct dso *d, struct elfsrc *syms, struct elfsrc *run,
 	if (!data)
 		return -EBADMSG;
 	n = tsh.sh_size / tsh.sh_entsize;
+	/* At most every symbol, named from the table's strings. */
+	strtab = elf_getscn(syms->elf, tsh.sh_link);
+	if (raw_reserve(d, n, strtab && gelf_getshdr(strtab, &ssh) ? ssh.sh_size : 0))
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		int type, vis, is_label, is_func, is_obj;
 		const char *name, *secname;
