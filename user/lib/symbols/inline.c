@@ -12,7 +12,9 @@
  * caller_func chain gives.  They are found in one walk down the compile
  * unit, libdw's own descent (the first child holding the address, at each
  * level), whose path is those parents: not in the two walks of the whole
- * unit those calls make, most of the reader's work per sample of perl.
+ * unit those calls make.  The unit's own children, its functions among
+ * thousands of others, are not walked per address: cu_scopes.h keeps
+ * their ranges, sorted once per unit.
  *
  * The DWARF is read from dbgcache.h's inflated copy of the file where its
  * debug sections are compressed.
@@ -28,6 +30,7 @@
 #include <elfutils/libdw.h>
 #include <gelf.h>
 
+#include "lib/symbols/cu_scopes.h"
 #include "lib/symbols/dbgcache.h"
 #include "lib/symbols/demangle.h"
 #include "lib/symbols/inline.h"
@@ -54,6 +57,7 @@ struct inlines {
 	uint32_t nr_names, cap_names;
 	struct slot *tab;
 	uint32_t cap, nr;
+	struct cu_scopes *units;	/* their children by address */
 };
 
 /* .text sh_addr - sh_offset of PATH (dso->text_offset); 0 without one. */
@@ -100,7 +104,8 @@ struct inlines *inlines__open(const char *dwarf_path, const char *run_path, int 
 	in->cap = 1024;
 	in->tab = calloc(in->cap, sizeof(*in->tab));
 	in->names_in = strmap__new();
-	if (!in->dw || !in->tab || !in->names_in) {
+	in->units = cu_scopes__new();
+	if (!in->dw || !in->tab || !in->names_in || !in->units) {
 		inlines__free(in);
 		return NULL;
 	}
@@ -118,6 +123,7 @@ void inlines__free(struct inlines *in)
 	if (in->fd >= 0)
 		close(in->fd);
 	strmap__free(in->names_in);
+	cu_scopes__free(in->units);
 	free(in->names);
 	free(in->tab);
 	free(in);
@@ -242,50 +248,19 @@ static int may_have_scopes(Dwarf_Die *die)
 	return 0;
 }
 
-/* Imported units within imported units: past this, a cycle (libdw fails). */
-#define IMPORT_NEST_MAX	8
-
-/*
- * The first of CHILD and its siblings whose ranges hold ADDR, into *OUT,
- * as libdw's scope walk (__libdw_visit_scopes()) meets them: an imported
- * partial unit's children in its place.  1, or 0 without one.
- */
-static int first_holding(Dwarf_Die child, Dwarf_Addr addr, Dwarf_Die *out, int nest)
-{
-	Dwarf_Attribute a;
-	Dwarf_Die unit;
-
-	do {
-		if (dwarf_tag(&child) == DW_TAG_imported_unit) {
-			/* gcc -flto imported whole compile units: libdw skips those. */
-			if (nest < IMPORT_NEST_MAX &&
-			    dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &a), &unit) &&
-			    dwarf_tag(&unit) != DW_TAG_compile_unit && !dwarf_child(&unit, &unit) &&
-			    first_holding(unit, addr, out, nest + 1))
-				return 1;
-			continue;
-		}
-		if (dwarf_haspc(&child, addr) > 0) {
-			*out = child;
-			return 1;
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return 0;
-}
-
 /*
  * The DIEs holding ADDR from CU down, innermost last, as dwarf_getscopes()
  * finds its innermost one: the first child holding it at each level.  How
  * many (at most MAX).
  */
-static int scopes_down(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *path, int max)
+static int scopes_down(struct inlines *in, Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *path,
+		       int max)
 {
-	Dwarf_Die child;
 	int n = 1;
 
 	path[0] = *cu;
-	while (n < max && may_have_scopes(&path[n - 1]) && !dwarf_child(&path[n - 1], &child) &&
-	       first_holding(child, addr, &path[n], 0))
+	while (n < max && may_have_scopes(&path[n - 1]) &&
+	       cu_scopes__child_holding(in->units, &path[n - 1], addr, &path[n]))
 		n++;
 	return n;
 }
@@ -302,7 +277,7 @@ static uint32_t walk(struct inlines *in, Dwarf_Addr addr)
 		release_headers(in);
 	if (!found)
 		return 0;
-	n = scopes_down(&cu, addr, path, INLINES_MAX_NEST * 2);
+	n = scopes_down(in, &cu, addr, path, INLINES_MAX_NEST * 2);
 	if (n < 2)		/* the CU alone: no scope holds ADDR */
 		return 0;
 	for (i = n - 1; i >= 0 && nr < INLINES_MAX_NEST; i--) {
