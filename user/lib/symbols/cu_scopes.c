@@ -154,6 +154,20 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 	return 0;
 }
 
+/*
+ * Whether dwarf_ranges() can find a range of DIE: it reads DW_AT_low_pc
+ * (with high_pc) and DW_AT_ranges, through DW_AT_abstract_origin and
+ * DW_AT_specification.  A unit's children are mostly types and variables
+ * with none of them; asking the abbreviation is much cheaper than that
+ * search, and the answer is the same.
+ */
+static int may_have_ranges(Dwarf_Die *die)
+{
+	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges) ||
+	       dwarf_hasattr(die, DW_AT_abstract_origin) ||
+	       dwarf_hasattr(die, DW_AT_specification);
+}
+
 /* DIE's ranges (those dwarf_haspc() reads), and DIE when it has one. */
 static int add_child(Dwarf_Die *die, void *arg)
 {
@@ -163,6 +177,8 @@ static int add_child(Dwarf_Die *die, void *arg)
 	ptrdiff_t off = 0;
 	int any = 0;
 
+	if (!may_have_ranges(die))
+		return 0;
 	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
 		if (start >= end)
 			continue;
