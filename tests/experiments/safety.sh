@@ -71,6 +71,7 @@ save_limits() {
 	old_knobs=
 	[ "$kprof_ok" = 0 ] || old_knobs=$(kprof_knobs) || die "cannot read kprof's knobs in $KPARAMS"
 	old_hrtick=$(hrtick_state)
+	old_aslr=$(cat $SYS/randomize_va_space) || die "cannot read kernel.randomize_va_space"
 	saved=1
 }
 
@@ -88,6 +89,11 @@ hrtick_state() {
 set_hrtick() {
 	[ -n "$old_hrtick" ] && [ "$(hrtick_state)" != "$1" ] || return 0
 	if [ "$1" = on ]; then echo HRTICK; else echo NO_HRTICK; fi >"$SCHED_FEATURES"
+}
+
+# set_aslr N: kernel.randomize_va_space, written only when it differs.
+set_aslr() {
+	[ "$(cat $SYS/randomize_va_space)" = "$1" ] || echo "$1" >$SYS/randomize_va_space
 }
 
 # kprof_knobs: kprof's knobs in force, "SEMANTICS PCT RATE", from the
@@ -133,6 +139,8 @@ restore() {
 		echo "$prog: could not restore kernel.perf_event_max_sample_rate=$old_rate perf_cpu_time_max_percent=$old_pct" >&2
 	set_hrtick "$old_hrtick" ||
 		echo "$prog: could not restore the scheduler's HRTICK feature ($old_hrtick) in $SCHED_FEATURES" >&2
+	set_aslr "$old_aslr" ||
+		echo "$prog: could not restore kernel.randomize_va_space=$old_aslr" >&2
 	if [ -n "$old_knobs" ]; then
 		# shellcheck disable=SC2086 # the saved values split on purpose
 		set_kprof $old_knobs 2>/dev/null ||
@@ -142,5 +150,6 @@ restore() {
 	[ -z "$old_cost" ] || now="$now nmi_cost_ns=$(cat $NMI_COST)"
 	[ -z "$old_knobs" ] || now="$now kprof: $(kprof_knobs)"
 	[ -z "$old_hrtick" ] || now="$now sched HRTICK $(hrtick_state)"
+	now="$now kernel.randomize_va_space=$(cat $SYS/randomize_va_space)"
 	echo "$prog: restored $now" >&2
 }
