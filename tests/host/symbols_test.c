@@ -467,11 +467,12 @@ static uint64_t rnd(uint64_t n)
 /*
  * A line kallsyms does not have: no address, an address in capitals, or
  * one whose 16 digits hold a byte that is none (a neighbour of the digits
- * in ASCII, a space, a byte above 0x7f).
+ * in ASCII, a space, a byte above 0x7f, a digit less its 0x20 bit).
  */
 static void odd_line(FILE *f, uint64_t addr)
 {
-	static const char not_hex[] = { '/', ':', '@', 'G', '`', 'g', ' ', (char)0xe6 };
+	static const char not_hex[] = { '/', ':', '@', 'G', '`', 'g', ' ', (char)0xe6,
+					'1' ^ 0x20 };
 	char a[17];
 
 	switch (rnd(3)) {
@@ -483,7 +484,7 @@ static void odd_line(FILE *f, uint64_t addr)
 		break;
 	default:
 		snprintf(a, sizeof(a), "%016llx", (unsigned long long)addr);
-		a[rnd(16)] = not_hex[rnd(8)];
+		a[rnd(16)] = not_hex[rnd(sizeof(not_hex))];
 		fprintf(f, "%s T odd\n", a);
 	}
 }

@@ -21,6 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include <gelf.h>
 
@@ -96,6 +99,34 @@ static unsigned long long parse_hex(const char *s, const char *limit, const char
 	return v;
 }
 
+#ifdef __SSE2__
+/*
+ * The 16 hex digits at S (a 64-bit kernel's addresses, all of them): 1
+ * and *V, or 0 if one is not a digit (as hexval[]: 0-9, a-f, A-F).  All
+ * sixteen at once: a pass over a hundred thousand lines is mostly this.
+ */
+static int hex16(const char *s, uint64_t *v)
+{
+	__m128i c = _mm_loadu_si128((const __m128i *)s);
+	__m128i d = _mm_sub_epi8(c, _mm_set1_epi8('0'));
+	__m128i l = _mm_sub_epi8(_mm_or_si128(c, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
+	/* Unsigned x <= max as min(x, max) == x. */
+	__m128i is_d = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+	__m128i is_l = _mm_cmpeq_epi8(_mm_min_epu8(l, _mm_set1_epi8(5)), l);
+	__m128i n, pairs;
+
+	if (_mm_movemask_epi8(_mm_or_si128(is_d, is_l)) != 0xffff)
+		return 0;
+	n = _mm_or_si128(_mm_and_si128(is_d, d),
+			 _mm_andnot_si128(is_d, _mm_add_epi8(l, _mm_set1_epi8(10))));
+	/* Each 16-bit lane, digits a then b: a << 4 | b in its low byte. */
+	pairs = _mm_and_si128(_mm_or_si128(_mm_slli_epi16(n, 4), _mm_srli_epi16(n, 8)),
+			      _mm_set1_epi16(0xff));
+	/* The first digit the highest: the eight bytes in reverse. */
+	*v = __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)));
+	return 1;
+}
+#else
 /*
  * The 16 hex digits at S (a 64-bit kernel's addresses, all of them): 1
  * and *V, or 0 if one is not a digit.  No test per digit: a pass over a
@@ -115,6 +146,7 @@ static int hex16(const char *s, uint64_t *v)
 	*v = x;
 	return !(bad & 16);
 }
+#endif
 
 /* symbol_type__filter(): the types perf keeps, in either case. */
 static int kept_type(char type)
