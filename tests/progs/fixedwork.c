@@ -4,11 +4,18 @@
  * experiments (tests/experiments/throttle-vs-perf) and the benchmarks
  * (bench/run).
  *
- *   fixedwork [-j JOBS] [-d DEPTH] (-n UNITS | -s SECONDS)
+ *   fixedwork [-j JOBS] [-d DEPTH] [-k KIB] [-N NICE] (-n UNITS | -s SECONDS)
  *
  * Each of JOBS processes (fork()ed, default 1) first recurses DEPTH frames
  * deep through descend() (default 1: none), so profilers walking the user
- * stack see chains of about DEPTH + 3 frames, then does units of work.  A
+ * stack see chains of about DEPTH + 3 frames, then does units of work.
+ * -k KIB puts a frame of KIB KiB, every page of it written, beneath the
+ * recursion: the stack then holds at least that much above the stack
+ * pointer of every sample, as a program's deeper frames would, so a
+ * profiler copying up to that much user stack (perf's --call-graph dwarf)
+ * copies all of it instead of stopping at the stack's top.  -N NICE runs
+ * the jobs at that nice value (1 to 19), so that a reader sharing their
+ * CPU gets it whenever it is runnable.  A
  * unit is WORK_ITERS iterations of an LCG step: 3/4 of them in work_hot(),
  * 1/4 in work_cold(), so a profile of the run shows work_hot at about 75%
  * of the user samples and work_cold at about 25%.
@@ -22,12 +29,14 @@
  * the total over all jobs and S the wall time from before the first fork to
  * after the last job exited.  Built with frame pointers (tests/Makefile).
  */
+#include <alloca.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +44,7 @@
 #define WORK_ITERS	(1UL << 20)
 #define MAX_JOBS	1024
 #define MAX_DEPTH	1000
+#define MAX_STACK_KIB	1024
 
 static volatile sig_atomic_t done;
 static volatile unsigned long sink;
@@ -86,6 +96,23 @@ static __attribute__((noinline)) unsigned long descend(unsigned int depth,
 	return n;
 }
 
+/*
+ * The frame stays on the stack while the work runs (the call is not a
+ * tail call), and every page of it is written, so all of it is mapped.
+ */
+static __attribute__((noinline)) unsigned long pad_stack(unsigned long kib,
+							 unsigned int depth,
+							 unsigned long units)
+{
+	unsigned char *pad = alloca(kib * 1024);
+	unsigned long n;
+
+	memset(pad, 0, kib * 1024);
+	n = descend(depth, units);
+	sink += pad[n % (kib * 1024)];
+	return n;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -111,24 +138,31 @@ static unsigned long parse(const char *opt, const char *s, unsigned long max)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fixedwork [-j JOBS] [-d DEPTH] (-n UNITS | -s SECONDS)\n");
+	fprintf(stderr, "usage: fixedwork [-j JOBS] [-d DEPTH] [-k KIB] [-N NICE] (-n UNITS | -s SECONDS)\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	unsigned long jobs = 1, depth = 1, units = 0, seconds = 0, total = 0;
+	unsigned long jobs = 1, depth = 1, kib = 0, units = 0, seconds = 0;
+	unsigned long total = 0, niceness = 0;
 	unsigned long *counts, j;
 	double t0;
 	int opt, status, failed = 0;
 
-	while ((opt = getopt(argc, argv, "j:d:n:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "j:d:k:N:n:s:")) != -1) {
 		switch (opt) {
 		case 'j':
 			jobs = parse("-j", optarg, MAX_JOBS);
 			break;
 		case 'd':
 			depth = parse("-d", optarg, MAX_DEPTH);
+			break;
+		case 'k':
+			kib = parse("-k", optarg, MAX_STACK_KIB);
+			break;
+		case 'N':
+			niceness = parse("-N", optarg, 19);
 			break;
 		case 'n':
 			units = parse("-n", optarg, 1UL << 40);
@@ -143,6 +177,11 @@ int main(int argc, char **argv)
 	if (optind != argc || !units == !seconds)
 		usage();
 
+	/* The jobs inherit it; only root may lower it again. */
+	if (niceness && setpriority(PRIO_PROCESS, 0, (int)niceness)) {
+		perror("fixedwork: setpriority");
+		return 1;
+	}
 	/* Each job reports its unit count here. */
 	counts = mmap(NULL, jobs * sizeof(*counts), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -163,7 +202,8 @@ int main(int argc, char **argv)
 				signal(SIGALRM, on_alarm);
 				alarm(seconds);
 			}
-			counts[j] = descend(depth, units);
+			counts[j] = kib ? pad_stack(kib, depth, units) :
+					  descend(depth, units);
 			_exit(0);
 		}
 	}
