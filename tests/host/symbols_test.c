@@ -553,8 +553,11 @@ static char *synth_kallsyms(int nr, int sorted, int ended, size_t *len)
 	return buf;
 }
 
-/* ksyms__resolve() against the whole table, at and around every line's address. */
-static void compare_whole(struct __test_metadata *_metadata, const char *text, size_t len)
+/*
+ * ksyms__resolve() against the whole table, at and around every line's
+ * address: how many answers differ.
+ */
+static int compare_whole(struct __test_metadata *_metadata, const char *text, size_t len)
 {
 	static const int64_t near[] = { -1, 0, 1, 0x3f, 0x7ff, 0x1000, 0x2000 };
 	struct ksyms *k = ksyms__new(text, len);
@@ -583,6 +586,7 @@ static void compare_whole(struct __test_metadata *_metadata, const char *text, s
 	EXPECT_LT(1000, checked);
 	symtab__free(t);
 	ksyms__free(k);
+	return bad;
 }
 
 FIXTURE(kwhole) {
@@ -627,6 +631,78 @@ FIXTURE_TEARDOWN(kwhole)
 TEST_F(kwhole, lookups_answer_as_the_whole_table)
 {
 	compare_whole(_metadata, self->text, self->len);
+}
+
+/*
+ * ksyms.c reads the ordered part's regular lines (16 lowercase digits) by
+ * their text, and hands the others to the reader of any line: a line in
+ * capitals, or of 8 or 17 digits, in order or not, the line after it
+ * going back below it, at a mark (every 32nd kept line) or next to one;
+ * and whether the text is hidden (every address 0).
+ */
+enum {
+	TW_CAPS_BELOW,		/* in capitals, 1 below the line before it */
+	TW_CAPS_OVER,		/* in capitals, and the next line 1 below it */
+	TW_SHORT,		/* 8 digits (a 32-bit kernel's): far below */
+	TW_LONG_OVER,		/* 17 digits, and the next line 1 below it */
+	TW_KEPT_ONLY,		/* none: kept lines only, not hidden */
+	TW_RUN,			/* 0 but on 50 lines from it, regular: not hidden */
+	TW_ZERO,		/* every address 0: hidden */
+	TW_ZERO_BUT_SKIPPED,	/* but a line not kept: not hidden */
+	TW_ZERO_BUT_BAD,	/* but a bad line (a '\n' for its type): hidden */
+	NR_TWISTS
+};
+
+/* 150 kept lines 0x10 apart, the one at AT with TWIST. */
+static char *twisted_kallsyms(int twist, int at, size_t *len)
+{
+	int zero = twist >= TW_ZERO, over = twist == TW_CAPS_OVER || twist == TW_LONG_OVER;
+	unsigned long long a;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	int i;
+
+	for (i = 0; i < 150; i++) {
+		a = 0xffffffff81000000ULL + i * 0x10;
+		if (zero || (twist == TW_RUN && (i < at || i >= at + 50)))
+			a = 0;
+		if (i == at + 1 && over)
+			a -= 0x11;
+		if (i != at || twist == TW_KEPT_ONLY || twist == TW_RUN || twist == TW_ZERO)
+			fprintf(f, "%016llx T s%d\n", a, i);
+		else if (twist == TW_CAPS_BELOW)
+			fprintf(f, "%016llX T caps\n", a - 0x11);
+		else if (twist == TW_CAPS_OVER)
+			fprintf(f, "%016llX T caps\n", a);
+		else if (twist == TW_SHORT)
+			fprintf(f, "%08llx T short\n", a & 0xffffffff);
+		else if (twist == TW_LONG_OVER)
+			fprintf(f, "0%016llx T long\n", a);
+		else if (twist == TW_ZERO_BUT_SKIPPED)
+			fprintf(f, "ffffffff81000000 r skipped\n");
+		else
+			fprintf(f, "ffffffff81000000 \n T bad\n");
+	}
+	fclose(f);
+	*len = size;
+	return buf;
+}
+
+TEST(kallsyms_handovers_answer_as_the_whole_table)
+{
+	int twist, at, bad;
+	size_t len;
+	char *text;
+
+	for (twist = 0; twist < NR_TWISTS; twist++)
+		for (at = 29; at <= 35; at++) {
+			text = twisted_kallsyms(twist, at, &len);
+			ASSERT_NE(NULL, text);
+			bad = compare_whole(_metadata, text, len);
+			free(text);
+			ASSERT_EQ(0, bad) TH_LOG("twist %d at line %d", twist, at);
+		}
 }
 
 /* The same on this machine's kallsyms, when it shows addresses. */

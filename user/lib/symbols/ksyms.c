@@ -103,9 +103,9 @@ static unsigned long long parse_hex(const char *s, const char *limit, const char
 /*
  * The 16 hex digits at S (a 64-bit kernel's addresses, all of them): 1
  * and *V, or 0 if one is not a digit (as hexval[]: 0-9, a-f, A-F).  All
- * sixteen at once: a pass over a hundred thousand lines is mostly this.
+ * sixteen at once: parse_line() reads most addresses so.
  */
-static int hex16(const char *s, uint64_t *v)
+static inline int hex16(const char *s, uint64_t *v)
 {
 	__m128i c = _mm_loadu_si128((const __m128i *)s);
 	__m128i d = _mm_sub_epi8(c, _mm_set1_epi8('0'));
@@ -129,10 +129,10 @@ static int hex16(const char *s, uint64_t *v)
 #else
 /*
  * The 16 hex digits at S (a 64-bit kernel's addresses, all of them): 1
- * and *V, or 0 if one is not a digit.  No test per digit: a pass over a
- * hundred thousand lines is mostly this.
+ * and *V, or 0 if one is not a digit.  No test per digit: parse_line()
+ * reads most addresses so.
  */
-static int hex16(const char *s, uint64_t *v)
+static inline int hex16(const char *s, uint64_t *v)
 {
 	unsigned int i, d, bad = 0;
 	uint64_t x = 0;
@@ -149,16 +149,68 @@ static int hex16(const char *s, uint64_t *v)
 #endif
 
 /* symbol_type__filter(): the types perf keeps, in either case. */
-static int kept_type(char type)
+static const unsigned char kept_types[256] = {
+	['T'] = 1, ['t'] = 1, ['W'] = 1, ['w'] = 1, ['D'] = 1, ['d'] = 1, ['B'] = 1, ['b'] = 1,
+};
+
+static inline int kept_type(char type)
 {
-	switch (type & ~0x20) {
-	case 'T': case 'W': case 'D': case 'B':
-		return 1;
-	}
-	return 0;
+	return kept_types[(unsigned char)type];
 }
 
-enum { LINE_BAD, LINE_SKIPPED, LINE_KEPT };
+#ifdef __SSE2__
+/* The '\n's among the 32 bytes at P, a bit each. */
+static inline unsigned int nl_mask(const char *p)
+{
+	const __m128i nl = _mm_set1_epi8('\n');
+	unsigned int lo, hi;
+
+	lo = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), nl));
+	hi = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 16)), nl));
+	return lo | hi << 16;
+}
+
+/*
+ * The first '\n' from P on, or END: 32 bytes at a time while there are
+ * that many (a call to memchr() per line cost as much as the rest of the
+ * line), then byte by byte: a call would take regular_run()'s registers.
+ */
+static inline const char *find_nl(const char *p, const char *end)
+{
+	unsigned int m;
+
+	for (; end - p >= 32; p += 32) {
+		m = nl_mask(p);
+		if (m)
+			return p + __builtin_ctz(m);
+	}
+	while (p < end && *p != '\n')
+		p++;
+	return p;
+}
+
+/* find_nl() where the 32 bytes at P are known to be there: no bounds check first. */
+static inline const char *find_nl32(const char *p, const char *end)
+{
+	unsigned int m = nl_mask(p);
+
+	return m ? p + __builtin_ctz(m) : find_nl(p + 32, end);
+}
+#else
+static inline const char *find_nl(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', end - p);
+
+	return nl ? nl : end;
+}
+
+static inline const char *find_nl32(const char *p, const char *end)
+{
+	return find_nl(p, end);
+}
+#endif
+
+enum { LINE_BAD, LINE_SKIPPED, LINE_KEPT, LINE_IRREGULAR };
 
 /*
  * The line at P (up to END): what it is, the symbol in *L when kept; *NEXT
@@ -167,16 +219,14 @@ enum { LINE_BAD, LINE_SKIPPED, LINE_KEPT };
  */
 static int parse_line(const char *p, const char *end, struct kline *l, const char **next)
 {
-	const char *nl = memchr(p, '\n', end - p), *e;
+	const char *nl = find_nl(p, end), *e;
 
-	if (!nl)
-		nl = end;
 	*next = nl + 1;
 	if (nl - p > 16 && p[16] == ' ' && hex16(p, &l->addr))
 		e = p + 16;
 	else
 		l->addr = parse_hex(p, nl, &e);
-	if (e == p || *e != ' ' || e + 3 > nl || e[2] != ' ')
+	if (e == p || e + 3 > nl || *e != ' ' || e[2] != ' ')
 		return LINE_BAD;
 	if (!kept_type(e[1]) || (e + 3 < nl && e[3] == '$'))
 		return LINE_SKIPPED;
@@ -205,44 +255,218 @@ static int add_mark(struct ksyms *k, uint64_t addr, size_t off, size_t *cap)
 }
 
 /*
+ * An address as its 16 lowercase hex digits read as two big-endian
+ * words: those order as the numbers they write ('0'-'9' are below
+ * 'a'-'f'), so the ordered part's lines are compared without parsing.
+ */
+struct akey {
+	uint64_t hi, lo;
+};
+
+/* Eight '0's: address 0's words, the lowest key. */
+#define AKEY_ZERO	0x3030303030303030ULL
+
+static inline int akey_below(struct akey a, struct akey b)
+{
+	return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+}
+
+static inline int akey_zero(struct akey a)
+{
+	return a.hi == AKEY_ZERO && a.lo == AKEY_ZERO;
+}
+
+static inline uint64_t be64(const char *s)
+{
+	uint64_t v;
+
+	memcpy(&v, s, sizeof(v));
+	return __builtin_bswap64(v);
+}
+
+/* The key of a regular line (regular_line()) at P. */
+static inline struct akey line_key(const char *p)
+{
+	struct akey key = { be64(p), be64(p + 8) };
+
+	return key;
+}
+
+/* X's low 32 bits as eight lowercase hex digits, the first the highest byte. */
+static uint64_t digits8(uint64_t x)
+{
+	x &= 0xffffffff;
+	x = (x | x << 16) & 0x0000ffff0000ffffULL;
+	x = (x | x << 8) & 0x00ff00ff00ff00ffULL;
+	x = (x | x << 4) & 0x0f0f0f0f0f0f0f0fULL;
+	/* '0' + n, and 'a' - '0' - 10 more where n > 9 (n + 6 carries into bit 4). */
+	return x + AKEY_ZERO +
+	       ((x + 0x0606060606060606ULL) >> 4 & 0x0101010101010101ULL) * ('a' - '0' - 10);
+}
+
+/* The key of an address parse_line() read (irregular lines'). */
+static struct akey addr_key(uint64_t addr)
+{
+	struct akey key = { digits8(addr >> 32), digits8(addr) };
+
+	return key;
+}
+
+#ifdef __SSE2__
+/* The 16 bytes at S are lowercase hex digits. */
+static inline int lower16(const char *s)
+{
+	__m128i c = _mm_loadu_si128((const __m128i *)s);
+	__m128i d = _mm_sub_epi8(c, _mm_set1_epi8('0'));
+	__m128i l = _mm_sub_epi8(c, _mm_set1_epi8('a'));
+
+	/* Bit 7 set, saturating, past the range: D past 9, L past 5. */
+	d = _mm_adds_epu8(d, _mm_set1_epi8(0x80 - 10));
+	l = _mm_adds_epu8(l, _mm_set1_epi8(0x80 - 6));
+	return !_mm_movemask_epi8(_mm_and_si128(d, l));
+}
+#else
+/* The 16 bytes at S are lowercase hex digits. */
+static inline int lower16(const char *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		if ((unsigned char)(s[i] - '0') > 9 && (unsigned char)(s[i] - 'a') > 5)
+			return 0;
+	return 1;
+}
+#endif
+
+/*
+ * parse_line() without the name or the address (the ordered part needs
+ * neither: line_key() compares), for the line at P, 51 bytes at least
+ * before END, if it is the regular kind: 16 lowercase digits, a space, a
+ * type other than '\n', a space.  Else LINE_IRREGULAR: parse_line() says
+ * what it is.
+ */
+static inline int regular_line(const char *p, const char *end, const char **next)
+{
+	if (p[16] != ' ' || p[18] != ' ' || !lower16(p))
+		return LINE_IRREGULAR;
+	*next = find_nl32(p + 19, end) + 1;
+	if (kept_type(p[17]))
+		return p[19] == '$' ? LINE_SKIPPED : LINE_KEPT;
+	return p[17] == '\n' ? LINE_IRREGULAR : LINE_SKIPPED;
+}
+
+/* ksyms_parse()'s pass so far. */
+struct pass {
+	struct akey last;	/* the ordered part's last kept line's */
+	size_t kept, cap;	/* its kept lines, room for its marks */
+	int seen, nonzero;	/* a line not bad, an address not 0: not hidden */
+};
+
+/*
+ * The regular lines (regular_line()) from P on, up to a kept one out of
+ * order or due a mark there is no room for: where they stop (END, or a
+ * line parse_ordered() reads).  The pass over a kernel's lines is this
+ * loop: without a call in it, its state stays in registers.
+ */
+static const char *regular_run(struct ksyms *k, struct pass *s, const char *p,
+			       const char *end)
+{
+	/* Lines from LIMIT on have less than regular_line()'s 51 bytes. */
+	const char *start = p, *limit = end - p > 50 ? end - 50 : p, *next;
+	struct akey key, last = s->last;
+	size_t kept = s->kept;
+	int kind, nonzero = 0;
+	uint64_t addr;
+
+	for (; p < limit; p = next) {
+		kind = regular_line(p, end, &next);
+		if (kind == LINE_IRREGULAR)
+			break;
+		key = line_key(p);
+		if (kind == LINE_SKIPPED) {
+			nonzero |= !akey_zero(key);
+			continue;
+		}
+		if (akey_below(key, last))
+			break;
+		/* An address is read at marks only; add_mark() makes room. */
+		if (kept % MARK_STRIDE == 0) {
+			if (k->nr_marks == s->cap || !hex16(p, &addr))
+				break;
+			k->marks[k->nr_marks].addr = addr;
+			k->marks[k->nr_marks++].off = p - k->src;
+		}
+		last = key;
+		kept++;
+	}
+	/* Of kept lines in order, the last is 0 only if all are. */
+	if (nonzero || !akey_zero(last))
+		s->nonzero = 1;
+	if (p != start)
+		s->seen = 1;
+	s->last = last;
+	s->kept = kept;
+	return p;
+}
+
+/* The ordered part of TEXT: its extent and marks.  -ENOMEM. */
+static int parse_ordered(struct ksyms *k, struct pass *s, const char *text, size_t len)
+{
+	const char *p = text, *line, *end = text + len;
+	struct akey key;
+	struct kline l;
+	int kind;
+
+	/* Each line regular_run() stops at, of whatever kind, read whole. */
+	while ((line = regular_run(k, s, p, end)) < end) {
+		kind = parse_line(line, end, &l, &p);
+		if (kind == LINE_BAD)
+			continue;
+		s->seen = 1;
+		if (l.addr)
+			s->nonzero = 1;
+		if (kind != LINE_KEPT)
+			continue;
+		key = addr_key(l.addr);
+		if (akey_below(key, s->last)) {
+			k->ordered = line - text;
+			break;
+		}
+		s->last = key;
+		if (s->kept++ % MARK_STRIDE == 0 && add_mark(k, l.addr, line - text, &s->cap))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
  * One pass over TEXT: the ordered part's extent and marks, the rest into
  * its table, sorted.  -ENOMEM.
  */
 static int ksyms_parse(struct ksyms *k, const char *text, size_t len)
 {
-	const char *p, *line, *end = text + len;
-	size_t seen = 0, kept = 0, cap = 0;
-	uint64_t last = 0;
+	struct pass s = { .last = { AKEY_ZERO, AKEY_ZERO } };
+	const char *p, *end = text + len;
 	struct kline l;
 	int kind;
 
 	hexval_init();
 	k->src = text;
 	k->ordered = len;
-	k->hidden = 1;
-	for (p = text; p < end; ) {
-		line = p;
-		kind = parse_line(line, end, &l, &p);
+	if (parse_ordered(k, &s, text, len))
+		return -ENOMEM;
+	for (p = text + k->ordered; p < end; ) {
+		kind = parse_line(p, end, &l, &p);
 		if (kind == LINE_BAD)
 			continue;
-		seen++;
+		s.seen = 1;
 		if (l.addr)
-			k->hidden = 0;
-		if (kind != LINE_KEPT)
-			continue;
-		if (k->ordered == len && (!kept || l.addr >= last)) {
-			if (kept++ % MARK_STRIDE == 0 && add_mark(k, l.addr, line - text, &cap))
-				return -ENOMEM;
-			last = l.addr;
-			continue;
-		}
-		if (k->ordered == len)
-			k->ordered = line - text;
-		if (symtab__add_len(k->rest, l.addr, 0, l.binding, l.name, l.len))
+			s.nonzero = 1;
+		if (kind == LINE_KEPT &&
+		    symtab__add_len(k->rest, l.addr, 0, l.binding, l.name, l.len))
 			return -ENOMEM;
 	}
-	if (!seen)
-		k->hidden = 0;
+	k->hidden = s.seen && !s.nonzero;
 	return symtab__commit(k->rest) < 0 ? -ENOMEM : 0;
 }
 
