@@ -4,7 +4,8 @@
  * experiments (tests/experiments/throttle-vs-perf) and the benchmarks
  * (bench/run).
  *
- *   fixedwork [-j JOBS] [-d DEPTH] [-k KIB] [-N NICE] (-n UNITS | -s SECONDS)
+ *   fixedwork [-j JOBS] [-d DEPTH] [-k KIB] [-N NICE] [-u ITERS]
+ *             (-n UNITS | -s SECONDS)
  *
  * Each of JOBS processes (fork()ed, default 1) first recurses DEPTH frames
  * deep through descend() (default 1: none), so profilers walking the user
@@ -16,10 +17,20 @@
  * copies all of it instead of stopping at the stack's top.  -N NICE runs
  * the jobs at that nice value (1 to 19), so that a reader sharing their
  * CPU gets it whenever it is runnable.  A
- * unit is WORK_ITERS iterations of an LCG step: 3/4 of them in work_hot(),
- * 1/4 in work_cold(), so a profile of the run shows work_hot at about 75%
- * of the user samples and work_cold at about 25%.
+ * unit is 2^20 iterations of an LCG step: 3/4 of them in work_hot(), 1/4
+ * in work_cold(), so a profile of the run shows work_hot at about 75% of
+ * the user samples and work_cold at about 25%.
  *
+ * -u ITERS: units of ITERS iterations on average instead, each unit's
+ *           length drawn from ITERS/2 .. 3*ITERS/2 - 1 by a generator with
+ *           a fixed seed (so -n UNITS is the same work in every run).  A
+ *           profiler throttled to a few samples a tick takes them in a
+ *           burst at the tick's start: with units longer than the burst,
+ *           each burst falls in one function and the run's shares rest on
+ *           its ticks, not its samples; with short units of one length,
+ *           a burst's evenly spaced samples can keep one phase of the
+ *           unit.  Short units of spread lengths make every sample of a
+ *           burst a draw of its own.
  * -n UNITS: every job does UNITS units; the elapsed wall time is the
  *           figure of merit (slowdown under a profiler).
  * -s SECONDS: every job does units until SECONDS have passed (checked
@@ -41,13 +52,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#define WORK_ITERS	(1UL << 20)
+#define DEFAULT_ITERS	(1UL << 20)
 #define MAX_JOBS	1024
 #define MAX_DEPTH	1000
 #define MAX_STACK_KIB	1024
 
 static volatile sig_atomic_t done;
 static volatile unsigned long sink;
+/* Mean iterations per unit and whether they vary (-u); set before fork. */
+static unsigned long work_iters = DEFAULT_ITERS;
+static int spread_units;
 
 static void on_alarm(int sig)
 {
@@ -55,30 +69,40 @@ static void on_alarm(int sig)
 	done = 1;
 }
 
-static __attribute__((noinline)) unsigned long work_hot(unsigned long x)
+static __attribute__((noinline)) unsigned long work_hot(unsigned long x,
+							  unsigned long iters)
 {
 	unsigned long i;
 
-	for (i = 0; i < WORK_ITERS / 4 * 3; i++)
+	for (i = 0; i < iters / 4 * 3; i++)
 		x = x * 6364136223846793005UL + 1442695040888963407UL;
 	return x;
 }
 
-static __attribute__((noinline)) unsigned long work_cold(unsigned long x)
+static __attribute__((noinline)) unsigned long work_cold(unsigned long x,
+							   unsigned long iters)
 {
 	unsigned long i;
 
-	for (i = 0; i < WORK_ITERS / 4; i++)
+	for (i = 0; i < iters / 4; i++)
 		x = x * 2862933555777941757UL + 3037000493UL;
 	return x;
 }
 
 static __attribute__((noinline)) unsigned long do_units(unsigned long units)
 {
-	unsigned long x = 1, n;
+	unsigned long x = 1, n, iters = work_iters, rng = 1;
 
-	for (n = 0; units ? n < units : !done; n++)
-		x = work_cold(work_hot(x));
+	for (n = 0; units ? n < units : !done; n++) {
+		if (spread_units) {
+			/* xorshift64: any fixed-seed spread will do. */
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			iters = work_iters / 2 + rng % work_iters;
+		}
+		x = work_cold(work_hot(x, iters), iters);
+	}
 	sink = x;
 	return n;
 }
@@ -138,7 +162,7 @@ static unsigned long parse(const char *opt, const char *s, unsigned long max)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fixedwork [-j JOBS] [-d DEPTH] [-k KIB] [-N NICE] (-n UNITS | -s SECONDS)\n");
+	fprintf(stderr, "usage: fixedwork [-j JOBS] [-d DEPTH] [-k KIB] [-N NICE] [-u ITERS] (-n UNITS | -s SECONDS)\n");
 	exit(2);
 }
 
@@ -150,7 +174,7 @@ int main(int argc, char **argv)
 	double t0;
 	int opt, status, failed = 0;
 
-	while ((opt = getopt(argc, argv, "j:d:k:N:n:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "j:d:k:N:u:n:s:")) != -1) {
 		switch (opt) {
 		case 'j':
 			jobs = parse("-j", optarg, MAX_JOBS);
@@ -163,6 +187,16 @@ int main(int argc, char **argv)
 			break;
 		case 'N':
 			niceness = parse("-N", optarg, 19);
+			break;
+		case 'u':
+			/* 8 and up: the shortest unit, 4, has one cold step. */
+			work_iters = parse("-u", optarg, 1UL << 30);
+			if (work_iters < 8) {
+				fprintf(stderr, "fixedwork: bad value '%s' for -u: want 8..%lu\n",
+					optarg, 1UL << 30);
+				return 2;
+			}
+			spread_units = 1;
 			break;
 		case 'n':
 			units = parse("-n", optarg, 1UL << 40);
