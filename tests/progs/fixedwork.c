@@ -162,7 +162,8 @@ static unsigned long parse(const char *opt, const char *s, unsigned long max)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fixedwork [-j JOBS] [-d DEPTH] [-k KIB] [-N NICE] [-u ITERS] (-n UNITS | -s SECONDS)\n");
+	fprintf(stderr, "usage: fixedwork [-j JOBS] [-d DEPTH] [-k KIB] [-N NICE] [-u ITERS]\n"
+			"                 (-n UNITS | -s SECONDS)\n");
 	exit(2);
 }
 
