@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cu_scopes_test: a compile unit's child holding an address, from
- * cu_scopes' sorted ranges, is the one the scope walk finds (the first
- * child in DIE order whose ranges hold it), in every unit of real debug
- * info: at both ends of every range of every child of the unit, just
- * outside them, and between them.  The debug info is
+ * cu_scopes_test: the tables that find an address's scopes answer as
+ * libdw does, in every unit of real debug info: at both ends of every
+ * range of every child of the unit, just outside them, and between them.
+ * A compile unit's child holding an address, from cu_scopes' sorted
+ * ranges, is the one the scope walk finds (the first child in DIE order
+ * whose ranges hold it); the unit holding it, from aranges' table, is
+ * dwarf_addrdie()'s, asked on a Dwarf of its own.  The debug info is
  * progs/scopes.S's (gas's: a function within another, two names of one
  * range), kprofcat's (gcc -O2 -g, a hundred units) and, where libc6-dbg
- * is installed, libc's.
+ * is installed, libc's.  A .debug_aranges that libdw refuses, or none,
+ * gives no table.
  */
 #include <fcntl.h>
 #include <libgen.h>
@@ -23,11 +26,29 @@
 
 #include "kselftest_harness.h"
 
+#include "lib/symbols/aranges.h"
 #include "lib/symbols/cu_scopes.h"
 
 struct tally {
 	unsigned long units, asked, held, differ;
+	unsigned long in_unit, unit_differ;	/* aranges against dwarf_addrdie() */
 };
+
+/* The unit holding ADDR: from aranges (on DW) and from libdw (on REF). */
+static void ask_unit(struct __test_metadata *_metadata, const struct aranges *ar, Dwarf *dw,
+		     Dwarf *ref, Dwarf_Addr addr, struct tally *t)
+{
+	Dwarf_Die a, l;
+	Dwarf_Die *fa = aranges__cu_die(ar, dw, addr, &a), *fl = dwarf_addrdie(ref, addr, &l);
+
+	t->in_unit += !!fl;
+	if (!fa == !fl && (!fa || dwarf_dieoffset(&a) == dwarf_dieoffset(&l)))
+		return;
+	if (t->unit_differ++ < 5)
+		TH_LOG("at %#llx: aranges %#llx, dwarf_addrdie %#llx", (unsigned long long)addr,
+		       fa ? (unsigned long long)dwarf_dieoffset(&a) : 0ULL,
+		       fl ? (unsigned long long)dwarf_dieoffset(&l) : 0ULL);
+}
 
 /*
  * The scope walk's answer, as libdw's walk meets a unit's children (these
@@ -64,20 +85,36 @@ static void ask(struct __test_metadata *_metadata, struct cu_scopes *c, Dwarf_Di
 		       i ? (unsigned long long)dwarf_dieoffset(&table) : 0ULL);
 }
 
+/* Both tables at ADDR, asked about from unit CU. */
+static void ask_both(struct __test_metadata *_metadata, struct cu_scopes *c, Dwarf_Die *cu,
+		     const struct aranges *ar, Dwarf *dw, Dwarf *ref, Dwarf_Addr addr,
+		     struct tally *t)
+{
+	ask(_metadata, c, cu, addr, t);
+	ask_unit(_metadata, ar, dw, ref, addr, t);
+}
+
 /* Every unit of the debug info in PATH, at and around its children's ranges. */
 static void compare_file(struct __test_metadata *_metadata, const char *path, struct tally *t)
 {
 	struct cu_scopes *c = cu_scopes__new();
 	Dwarf_Off off = 0, next;
+	struct aranges *ar;
 	size_t hsize;
-	Dwarf *dw;
-	int fd;
+	Dwarf *dw, *ref;
+	int fd, ref_fd;
 
 	ASSERT_NE(NULL, c);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ref_fd = open(path, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, fd) TH_LOG("%s", path);
+	ASSERT_LE(0, ref_fd) TH_LOG("%s", path);
 	dw = dwarf_begin(fd, DWARF_C_READ);
+	ref = dwarf_begin(ref_fd, DWARF_C_READ);
 	ASSERT_NE(NULL, dw) TH_LOG("%s: %s", path, dwarf_errmsg(-1));
+	ASSERT_NE(NULL, ref) TH_LOG("%s: %s", path, dwarf_errmsg(-1));
+	ar = aranges__new(dw);
+	ASSERT_NE(NULL, ar) TH_LOG("%s: no table of its .debug_aranges", path);
 	while (!dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
 		Dwarf_Die cu, child;
 
@@ -89,17 +126,22 @@ static void compare_file(struct __test_metadata *_metadata, const char *path, st
 				ptrdiff_t r = 0;
 
 				while ((r = dwarf_ranges(&child, r, &base, &start, &end)) > 0) {
-					ask(_metadata, c, &cu, start - 1, t);
-					ask(_metadata, c, &cu, start, t);
-					ask(_metadata, c, &cu, start + (end - start) / 2, t);
-					ask(_metadata, c, &cu, end - 1, t);
-					ask(_metadata, c, &cu, end, t);
+					Dwarf_Addr at[] = { start - 1, start,
+							    start + (end - start) / 2,
+							    end - 1, end };
+					unsigned int i;
+
+					for (i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+						ask_both(_metadata, c, &cu, ar, dw, ref, at[i], t);
 				}
 			} while (!dwarf_siblingof(&child, &child));
 		}
 		off = next;
 	}
+	aranges__free(ar);
+	dwarf_end(ref);
 	dwarf_end(dw);
+	close(ref_fd);
 	close(fd);
 	cu_scopes__free(c);
 }
@@ -154,6 +196,7 @@ TEST(the_first_in_die_order_holds_nested_and_aliased_functions)
 	ASSERT_EQ(0, scopes_lib(path, sizeof(path))) TH_LOG("%s: not built", path);
 	compare_file(_metadata, path, &t);
 	EXPECT_EQ(0UL, t.differ);
+	EXPECT_EQ(0UL, t.unit_differ);
 	/* outer: 0x1000-0x1005, inner 0x1001-0x1003, alias_a and alias_b 0x1005-0x1007. */
 	EXPECT_STREQ("outer", held_by(_metadata, path, 0x1001, name, sizeof(name)));
 	EXPECT_STREQ("outer", held_by(_metadata, path, 0x1004, name, sizeof(name)));
@@ -166,10 +209,13 @@ TEST(the_table_answers_as_the_walk_in_kprofcat)
 	struct tally t = { 0 };
 
 	compare_file(_metadata, KPROF_TREE "/user/kprofcat", &t);
-	TH_LOG("%lu units, %lu addresses, %lu held", t.units, t.asked, t.held);
+	TH_LOG("%lu units, %lu addresses, %lu held, %lu in a unit", t.units, t.asked, t.held,
+	       t.in_unit);
 	EXPECT_EQ(0UL, t.differ);
+	EXPECT_EQ(0UL, t.unit_differ);
 	EXPECT_LT(50UL, t.units);
 	EXPECT_LT(1000UL, t.held);
+	EXPECT_LT(1000UL, t.in_unit);
 }
 
 /* libc6-dbg's file for this libc, by the build-id note of the libc mapped. */
@@ -233,9 +279,107 @@ TEST(the_table_answers_as_the_walk_in_libc)
 	if (libc_debug_file(path, sizeof(path)))
 		SKIP(return, "no debug file for this libc (apt-get install libc6-dbg)");
 	compare_file(_metadata, path, &t);
-	TH_LOG("%s: %lu units, %lu addresses, %lu held", path, t.units, t.asked, t.held);
+	TH_LOG("%s: %lu units, %lu addresses, %lu held, %lu in a unit", path, t.units, t.asked,
+	       t.held, t.in_unit);
 	EXPECT_EQ(0UL, t.differ);
+	EXPECT_EQ(0UL, t.unit_differ);
 	EXPECT_LT(100UL, t.held);
+	EXPECT_LT(100UL, t.in_unit);
+}
+
+/*
+ * kprofcat's file in memory with one change made by CHANGE, its Dwarf
+ * in *DW (a new Elf in *ELF); the buffer, to free.
+ */
+static char *changed_copy(struct __test_metadata *_metadata,
+			  void (*change)(char *buf, Elf *elf, Elf_Scn *aranges),
+			  Elf **elf, Dwarf **dw)
+{
+	size_t size, shstrndx;
+	Elf_Scn *scn = NULL, *found = NULL;
+	GElf_Shdr sh;
+	FILE *f = fopen(KPROF_TREE "/user/kprofcat", "r");
+	char *buf;
+	Elf *orig;
+
+	ASSERT_NE(NULL, f);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	buf = malloc(size);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(1, fread(buf, size, 1, f));
+	fclose(f);
+	elf_version(EV_CURRENT);
+	orig = elf_memory(buf, size);
+	ASSERT_NE(NULL, orig);
+	ASSERT_EQ(0, elf_getshdrstrndx(orig, &shstrndx));
+	while (!found && (scn = elf_nextscn(orig, scn)))
+		if (gelf_getshdr(scn, &sh) &&
+		    !strcmp(elf_strptr(orig, shstrndx, sh.sh_name) ?: "", ".debug_aranges"))
+			found = scn;
+	ASSERT_NE(NULL, found) TH_LOG("kprofcat has no .debug_aranges");
+	change(buf, orig, found);
+	elf_end(orig);
+	*elf = elf_memory(buf, size);
+	ASSERT_NE(NULL, *elf);
+	*dw = dwarf_begin_elf(*elf, DWARF_C_READ, NULL);
+	ASSERT_NE(NULL, *dw) TH_LOG("%s", dwarf_errmsg(-1));
+	return buf;
+}
+
+/* The first set's version (after its 4-byte length): 3, which libdw refuses. */
+static void bad_version(char *buf, Elf *elf, Elf_Scn *aranges)
+{
+	GElf_Shdr sh;
+
+	gelf_getshdr(aranges, &sh);
+	buf[sh.sh_offset + 4] = 3;
+	(void)elf;
+}
+
+/* The section renamed: the file then has no .debug_aranges. */
+static void renamed(char *buf, Elf *elf, Elf_Scn *aranges)
+{
+	GElf_Shdr sh, str;
+	size_t shstrndx;
+
+	gelf_getshdr(aranges, &sh);
+	elf_getshdrstrndx(elf, &shstrndx);
+	gelf_getshdr(elf_getscn(elf, shstrndx), &str);
+	buf[str.sh_offset + sh.sh_name + strlen(".debug_arange")] = 'z';
+}
+
+/* Where libdw refuses the section, so does the table: no answer is made up. */
+TEST(no_table_where_libdw_refuses_the_section)
+{
+	Dwarf_Aranges *list;
+	size_t n;
+	Elf *elf;
+	Dwarf *dw;
+	char *buf = changed_copy(_metadata, bad_version, &elf, &dw);
+
+	EXPECT_EQ(NULL, aranges__new(dw));
+	EXPECT_EQ(-1, dwarf_getaranges(dw, &list, &n));
+	dwarf_end(dw);
+	elf_end(elf);
+	free(buf);
+}
+
+TEST(no_table_without_the_section)
+{
+	Dwarf_Aranges *list;
+	size_t n = 1;
+	Elf *elf;
+	Dwarf *dw;
+	char *buf = changed_copy(_metadata, renamed, &elf, &dw);
+
+	EXPECT_EQ(NULL, aranges__new(dw));
+	/* libdw's table is then empty or refused: dwarf_addrdie() finds nothing. */
+	EXPECT_TRUE(dwarf_getaranges(dw, &list, &n) != 0 || n == 0);
+	dwarf_end(dw);
+	elf_end(elf);
+	free(buf);
 }
 
 TEST_HARNESS_MAIN

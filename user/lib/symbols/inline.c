@@ -30,6 +30,7 @@
 #include <elfutils/libdw.h>
 #include <gelf.h>
 
+#include "lib/symbols/aranges.h"
 #include "lib/symbols/cu_scopes.h"
 #include "lib/symbols/dbgcache.h"
 #include "lib/symbols/demangle.h"
@@ -49,7 +50,8 @@ struct slot {
 struct inlines {
 	int fd;
 	Dwarf *dw;
-	int released;		/* release_headers() done */
+	struct aranges *ar;	/* NULL: dwarf_addrdie() finds the units */
+	Dwarf_Off interned;	/* the furthest unit DIE libdw has interned */
 	uint64_t text_shift;	/* file offset -> addr2line's address */
 	int demangle;
 	struct strmap *names_in;	/* interned names */
@@ -101,6 +103,8 @@ struct inlines *inlines__open(const char *dwarf_path, const char *run_path, int 
 	in->fd = dbgcache__open(dwarf_path);
 	if (in->fd >= 0)
 		in->dw = dwarf_begin(in->fd, DWARF_C_READ);
+	if (in->dw)
+		in->ar = aranges__new(in->dw);
 	in->cap = 1024;
 	in->tab = calloc(in->cap, sizeof(*in->tab));
 	in->names_in = strmap__new();
@@ -118,6 +122,7 @@ void inlines__free(struct inlines *in)
 {
 	if (!in)
 		return;
+	aranges__free(in->ar);
 	if (in->dw)
 		dwarf_end(in->dw);
 	if (in->fd >= 0)
@@ -214,13 +219,14 @@ static void innermost(Dwarf_Die *die, Dwarf_Addr addr)
 }
 
 /*
- * libdw builds its address table (dwarf_getaranges()) on the first lookup
- * by finding the CU of every range, reading every CU header on the way:
- * in the mapped file, a page of .debug_info every few KiB, most of it
- * (5.6 MiB of libc's) resident for good.  The mapping is read-only
- * (dwarf_begin(): ELF_C_READ_MMAP), so once the table is built its pages
- * are dropped: later lookups fault back the few they read, from the page
- * cache.
+ * libdw interns the units of the file in order, reading every unit header
+ * on the way: up to the unit asked for (dwarf_offdie()), or all of them
+ * when it builds its address table (dwarf_getaranges(), where the file's
+ * .debug_aranges is not read by aranges.h).  In the mapped file that is a
+ * page of .debug_info every few KiB, most of it (5.6 MiB of libc's)
+ * resident for good.  The mapping is read-only (dwarf_begin():
+ * ELF_C_READ_MMAP), so after each such run its pages are dropped: later
+ * lookups fault back the few they read, from the page cache.
  */
 static void release_headers(struct inlines *in)
 {
@@ -230,9 +236,33 @@ static void release_headers(struct inlines *in)
 	long page = sysconf(_SC_PAGESIZE);
 	uintptr_t start = (uintptr_t)map & ~(uintptr_t)(page - 1);
 
-	in->released = 1;
 	if (map && size)
 		madvise((void *)start, (uintptr_t)map + size - start, MADV_DONTNEED);
+}
+
+/*
+ * The compile unit holding ADDR into *CU, as dwarf_addrdie() finds it;
+ * the pages libdw read to intern units on the way released.
+ */
+static Dwarf_Die *unit_of(struct inlines *in, Dwarf_Addr addr, Dwarf_Die *cu)
+{
+	Dwarf_Die *found;
+
+	if (!in->ar) {
+		found = dwarf_addrdie(in->dw, addr, cu);
+		/* Its first call interned them all. */
+		if (!in->interned) {
+			in->interned = ~(Dwarf_Off)0;
+			release_headers(in);
+		}
+		return found;
+	}
+	found = aranges__cu_die(in->ar, in->dw, addr, cu);
+	if (found && dwarf_dieoffset(cu) > in->interned) {
+		in->interned = dwarf_dieoffset(cu);
+		release_headers(in);
+	}
+	return found;
 }
 
 /* libdw's may_have_scopes(): the tags whose children may hold ADDR's scopes. */
@@ -269,12 +299,10 @@ static int scopes_down(struct inlines *in, Dwarf_Die *cu, Dwarf_Addr addr, Dwarf
 static uint32_t walk(struct inlines *in, Dwarf_Addr addr)
 {
 	Dwarf_Die cu, path[INLINES_MAX_NEST * 2];
-	Dwarf_Die *found = dwarf_addrdie(in->dw, addr, &cu);
+	Dwarf_Die *found = unit_of(in, addr, &cu);
 	int n, i;
 	uint32_t nr = 0;
 
-	if (!in->released)
-		release_headers(in);
 	if (!found)
 		return 0;
 	n = scopes_down(in, &cu, addr, path, INLINES_MAX_NEST * 2);
