@@ -728,4 +728,45 @@ TEST(this_kallsyms_answers_as_the_whole_table)
 	free(text);
 }
 
+/*
+ * A batch out of order, with many equal starts: committed, the table is in
+ * by_start order, and entries of one start keep the order they were added
+ * in (their names were appended in that order), as qsort()'s stable merge
+ * sort leaves them.  Each entry's size is its place in the batch.
+ */
+TEST(commit_sorts_stably_by_start)
+{
+	static const size_t sizes[] = { 1, 2, 3, 7, 1000, 4097 };
+	unsigned int k;
+
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		struct symtab *t = symtab__new();
+		uint64_t x = 12345 + k;
+		size_t i, n = sizes[k];
+		char name[32];
+
+		ASSERT_NE(NULL, t);
+		for (i = 0; i < n; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			snprintf(name, sizeof(name), "s%zu", i);
+			ASSERT_EQ(0, symtab__add(t, 0x1000 + (x >> 33) % (n / 3 + 1), i + 1,
+						 STB_GLOBAL, name));
+		}
+		ASSERT_EQ((int)n, symtab__commit(t));
+		ASSERT_EQ(n, symtab__count(t));
+		for (i = 1; i < n; i++) {
+			const struct symtab_sym *a = symtab__sym(t, i - 1), *b = symtab__sym(t, i);
+
+			ASSERT_TRUE(a->start < b->start ||
+				    (a->start == b->start && a->end - a->start < b->end - b->start))
+				TH_LOG("batch of %zu: entry %zu (%#llx, added %llu) before %zu (%#llx, added %llu)",
+				       n, i - 1, (unsigned long long)a->start,
+				       (unsigned long long)(a->end - a->start), i,
+				       (unsigned long long)b->start,
+				       (unsigned long long)(b->end - b->start));
+		}
+		symtab__free(t);
+	}
+}
+
 TEST_HARNESS_MAIN
