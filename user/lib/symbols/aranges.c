@@ -19,6 +19,7 @@
 #include <gelf.h>
 
 #include "lib/symbols/aranges.h"
+#include "lib/symbols/elfsrc.h"
 
 /* The values are read in place: the file's byte order must be ours. */
 #if __BYTE_ORDER == __LITTLE_ENDIAN
@@ -38,33 +39,20 @@ struct aranges {
 	size_t nr, cap;
 };
 
-/* The bytes of section NAME, uncompressed and in host order; NULL without. */
+/* The bytes of section NAME, uncompressed; NULL without. */
 static const unsigned char *section(Elf *elf, const char *name, size_t *size)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
+	Elf_Scn *scn = elfsrc__section(elf, name, &sh, NULL);
 	Elf_Data *d;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
+	if (!scn || sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED))
 		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, &sh))
-			return NULL;
-		n = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!n || strcmp(n, name))
-			continue;
-		if (sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED))
-			return NULL;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf)
-			return NULL;
-		*size = d->d_size;
-		return d->d_buf;
-	}
-	return NULL;
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf)
+		return NULL;
+	*size = d->d_size;
+	return d->d_buf;
 }
 
 static uint64_t get(const unsigned char *p, unsigned int size)

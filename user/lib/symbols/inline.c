@@ -34,6 +34,7 @@
 #include "lib/symbols/cu_scopes.h"
 #include "lib/symbols/dbgcache.h"
 #include "lib/symbols/demangle.h"
+#include "lib/symbols/elfsrc.h"
 #include "lib/symbols/inline.h"
 #include "lib/util/strmap.h"
 
@@ -67,27 +68,14 @@ static uint64_t text_shift(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	uint64_t shift = 0;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
 	GElf_Shdr sh;
 	Elf *elf;
 
 	if (fd < 0)
 		return 0;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && !elf_getshdrstrndx(elf, &shstrndx)) {
-		while ((scn = elf_nextscn(elf, scn))) {
-			const char *n;
-
-			if (!gelf_getshdr(scn, &sh))
-				continue;
-			n = elf_strptr(elf, shstrndx, sh.sh_name);
-			if (n && !strcmp(n, ".text")) {
-				shift = sh.sh_addr - sh.sh_offset;
-				break;
-			}
-		}
-	}
+	if (elf && elfsrc__section(elf, ".text", &sh, NULL))
+		shift = sh.sh_addr - sh.sh_offset;
 	elf_end(elf);
 	close(fd);
 	return shift;

@@ -115,20 +115,18 @@ int symtab__add(struct symtab *t, uint64_t start, uint64_t size, int binding,
 	return symtab__add_len(t, start, size, binding, name, strlen(name));
 }
 
-static int by_start(const void *a, const void *b)
-{
-	const struct symtab_sym *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	/* Stable: names are appended (or lie in the text) in insertion order. */
-	return x->name < y->name ? -1 : x->name > y->name;
-}
-
-/* X goes before Y in by_start()'s order. */
+/*
+ * X goes before Y: by start, then by name, which is stable: names are
+ * appended (or lie in the text) in insertion order.
+ */
 static int before(const struct symtab_sym *x, const struct symtab_sym *y)
 {
 	return x->start < y->start || (x->start == y->start && x->name < y->name);
+}
+
+static int by_start(const void *a, const void *b)
+{
+	return before(a, b) ? -1 : before(b, a);
 }
 
 /*
@@ -167,6 +165,7 @@ static void merge_pass(const struct symtab_sym *src, struct symtab_sym *dst, siz
 static void sort_batch(struct symtab *t)
 {
 	struct symtab_sym *tmp = malloc(t->nbatch * sizeof(*tmp)), *src = t->batch, *dst = tmp;
+	struct symtab_sym *swap;
 	size_t width;
 
 	if (!tmp) {
@@ -175,8 +174,9 @@ static void sort_batch(struct symtab *t)
 	}
 	for (width = 1; width < t->nbatch; width *= 2) {
 		merge_pass(src, dst, t->nbatch, width);
-		dst = src;
-		src = src == tmp ? t->batch : tmp;
+		swap = src;
+		src = dst;
+		dst = swap;
 	}
 	if (src != t->batch)
 		memcpy(t->batch, src, t->nbatch * sizeof(*src));
