@@ -254,6 +254,9 @@ int kp_account(struct kp_buffers *b, struct kp_cpu *c,
 		c->lost_throttled += l->throttled;
 		c->lost_events += (__u64)l->throttle + l->unthrottle +
 				  l->lowered + l->would;
+		c->lost_throttle += l->throttle;
+		c->lost_unthrottle += l->unthrottle;
+		c->lost_lowered += l->lowered;
 		c->lost_would += l->would;
 		return 0;
 	case KPROF_RECORD_THROTTLE:

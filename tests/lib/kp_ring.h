@@ -38,7 +38,7 @@ struct kp_cpu {
 	__u64 would_recs;
 	/* Records other than SAMPLE the LOST records say did not fit. */
 	__u64 lost_events;
-	__u64 lost_would;		/* of those, WOULD_THROTTLE */
+	__u64 lost_throttle, lost_unthrottle, lost_lowered, lost_would;	/* by type */
 	__u64 unknown_recs;
 	/*
 	 * Sequence numbers.  An NMI sample can be committed ahead of the

@@ -26,6 +26,7 @@ static int tt_keep(struct kp_cpu *c, const struct kprof_record_header *h)
 	struct tt_rec *r;
 
 	if (h->type != KPROF_RECORD_SAMPLE &&
+	    h->type != KPROF_RECORD_LOST &&
 	    h->type != KPROF_RECORD_THROTTLE &&
 	    h->type != KPROF_RECORD_UNTHROTTLE &&
 	    h->type != KPROF_RECORD_WOULD_THROTTLE &&
@@ -52,6 +53,12 @@ static int tt_keep(struct kp_cpu *c, const struct kprof_record_header *h)
 		r->cost = s->cost_ns;
 		r->period = s->period;
 		r->tick = s->tick;
+	} else if (h->type == KPROF_RECORD_LOST) {
+		const struct kprof_lost *l = (const void *)h;
+
+		r->time = l->time;
+		r->lost_throttle = l->throttle;
+		r->lost_unthrottle = l->unthrottle;
 	} else if (h->type == KPROF_RECORD_RATE_LOWERED) {
 		memcpy(&r->low, h, sizeof(r->low));
 		r->time = r->low.time;
@@ -217,15 +224,11 @@ void tt_release(int fd, struct kp_buffers *b, const pid_t *spin,
 	kp_close(fd, b);
 }
 
-/*
- * One spinner per online CPU (only on @only when it is >= 0), start, drain
- * for @ms and until @enough, stop, drain; then the counters must add up.
- */
-int tt_run_on(int fd, struct kp_buffers *b, pid_t *spin, unsigned int *nr_spin,
-	      int only, int ms, tt_enough_fn enough)
+/* One spinner per online CPU (only on @only when it is >= 0), then start. */
+static int tt_spin_and_start(int fd, struct kp_buffers *b, pid_t *spin,
+			     unsigned int *nr_spin, int only)
 {
 	unsigned int cpu;
-	double end, limit;
 
 	for (cpu = 0; cpu < b->nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++) {
 		pid_t pid;
@@ -234,7 +237,7 @@ int tt_run_on(int fd, struct kp_buffers *b, pid_t *spin, unsigned int *nr_spin,
 			continue;
 		pid = fork();
 		if (pid < 0)
-			return -1;
+			return kp_fail(b, "fork: %s", strerror(errno));
 		if (pid == 0) {
 			kp_pin_self(cpu);
 			for (;;)
@@ -244,8 +247,19 @@ int tt_run_on(int fd, struct kp_buffers *b, pid_t *spin, unsigned int *nr_spin,
 	}
 	if (kp_start(fd))
 		return kp_fail(b, "START: %s", strerror(errno));
-	end = kp_now() + ms / 1000.0;
-	limit = end + KP_PROGRESS_MS / 1000.0;
+	return 0;
+}
+
+/*
+ * Drain for @ms and until @enough (KP_PROGRESS_MS later at most), stop,
+ * drain; then the counters must add up.
+ */
+static int tt_drain_run(int fd, struct kp_buffers *b, int only, int ms,
+			tt_enough_fn enough)
+{
+	double end = kp_now() + ms / 1000.0;
+	double limit = end + KP_PROGRESS_MS / 1000.0;
+
 	do {
 		kp_sleep_ms(50);
 		if (tt_drain(b))
@@ -257,6 +271,64 @@ int tt_run_on(int fd, struct kp_buffers *b, pid_t *spin, unsigned int *nr_spin,
 	if (kp_check_conserved_all(b, 1))
 		return -1;
 	return 0;
+}
+
+/*
+ * One spinner per online CPU (only on @only when it is >= 0), start, drain
+ * for @ms and until @enough, stop, drain; then the counters must add up.
+ */
+int tt_run_on(int fd, struct kp_buffers *b, pid_t *spin, unsigned int *nr_spin,
+	      int only, int ms, tt_enough_fn enough)
+{
+	if (tt_spin_and_start(fd, b, spin, nr_spin, only))
+		return -1;
+	return tt_drain_run(fd, b, only, ms, enough);
+}
+
+/* Has every sampled CPU lost a record other than a SAMPLE (GET_STATS)? */
+static int tt_each_lost_event(struct kp_buffers *b, bool *all)
+{
+	unsigned int cpu;
+
+	*all = true;
+	for (cpu = 0; cpu < b->nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++) {
+		struct kprof_cpu_stats st;
+
+		if (!b->cpus[cpu].base || !kp_cpu_online(cpu))
+			continue;
+		if (kp_get_stats(b->fd, cpu, &st))
+			return kp_fail(b, "CPU %u: GET_STATS: %s", cpu,
+				       strerror(errno));
+		if (!st.counters.lost_events)
+			*all = false;
+	}
+	return 0;
+}
+
+/*
+ * tt_run_on() with a reader that first reads nothing: every sampled
+ * CPU's ring fills until one of its throttle records did not fit (its
+ * lost_events counter), however fast the CPUs run, KP_PROGRESS_MS at
+ * most; then as tt_run_on() from there.
+ */
+int tt_run_filled(int fd, struct kp_buffers *b, pid_t *spin,
+		  unsigned int *nr_spin, int ms, tt_enough_fn enough)
+{
+	double limit;
+	bool all;
+
+	if (tt_spin_and_start(fd, b, spin, nr_spin, -1))
+		return -1;
+	limit = kp_now() + KP_PROGRESS_MS / 1000.0;
+	do {
+		kp_sleep_ms(50);
+		if (tt_each_lost_event(b, &all))
+			return -1;
+	} while (!all && kp_now() < limit);
+	if (!all)
+		return kp_fail(b, "a CPU lost no throttle record in %d ms without a reader",
+			       KP_PROGRESS_MS);
+	return tt_drain_run(fd, b, -1, ms, enough);
 }
 
 /* Does every CPU the run samples have at least one record of @type? */
@@ -329,4 +401,45 @@ unsigned int tt_one_cpu(const struct kp_buffers *b)
 		if (kp_cpu_online(cpu))
 			one = cpu;
 	return one;
+}
+
+static const char *tt_type_name(__u32 type)
+{
+	switch (type) {
+	case KPROF_RECORD_SAMPLE:
+		return "SAMPLE";
+	case KPROF_RECORD_LOST:
+		return "LOST";
+	case KPROF_RECORD_THROTTLE:
+		return "THROTTLE";
+	case KPROF_RECORD_UNTHROTTLE:
+		return "UNTHROTTLE";
+	case KPROF_RECORD_WOULD_THROTTLE:
+		return "WOULD_THROTTLE";
+	case KPROF_RECORD_RATE_LOWERED:
+		return "RATE_LOWERED";
+	}
+	return "?";
+}
+
+/*
+ * For a failed check on CPU @cpu's record @at: it and the @before records
+ * ahead of it, as kept, on stderr in the harness's "# " lines.
+ */
+void tt_log_records(unsigned int cpu, size_t at, size_t before)
+{
+	const struct tt_cpu *t = &tt_cpus[cpu];
+	size_t i = at > before ? at - before : 0;
+
+	for (; i <= at && i < t->n; i++) {
+		const struct tt_rec *r = &t->r[i];
+
+		fprintf(stderr, "#   CPU %u record %zu: %s misc %#x time %llu seq %llu",
+			cpu, i, tt_type_name(r->type), r->misc,
+			(unsigned long long)r->time, (unsigned long long)r->seq);
+		fprintf(stderr, " tick %llu interrupts %llu lost throttle %u unthrottle %u\n",
+			(unsigned long long)r->tick,
+			(unsigned long long)r->interrupts, r->lost_throttle,
+			r->lost_unthrottle);
+	}
 }

@@ -6,7 +6,10 @@
  * per_tick_limit: max_sample_rate 1000 (4 per tick at HZ 250).  THROTTLE
  *	and UNTHROTTLE alternate, no sample between them, the UNTHROTTLE is
  *	in a later tick than its THROTTLE, no tick has more than 4 samples,
- *	and so no span more than 4 per tick it covers.  kprof's cost
+ *	and so no span more than 4 per tick it covers.  Those that did not
+ *	fit (a reader the host starved) count in the LOST records, which
+ *	keep the alternation; per_tick_limit_lost_records makes sure there
+ *	are some, with a small ring the reader leaves full.  kprof's cost
  *	controller is off here (and in shadow_never_stops): its lowerings
  *	would move the limit.
  * cost_lowering: one CPU sampled, max_sample_rate 10000000 (an allowed
@@ -91,29 +94,100 @@ static int tt_run(throttle_data *self, int ms, tt_enough_fn enough)
 			 ms, enough);
 }
 
-TEST_F_TIMEOUT(throttle, per_tick_limit, 60)
+/* per_tick_limit's pairing of THROTTLE and UNTHROTTLE records, so far. */
+struct tt_pairing {
+	const struct tt_rec *thr;	/* kprof's THROTTLE not ended */
+	unsigned int open;		/* THROTTLEs not ended: 0 or 1 */
+	__u64 pairs, first, last;
+};
+
+/* Pair CPU @cpu's record @i, @r, on to @p. */
+static void tt_pair_record(struct __test_metadata *_metadata, unsigned int cpu,
+			   size_t i, const struct tt_rec *r, struct tt_pairing *p)
+{
+	__u64 tick_nsec = kprof_throttle_tick_nsec(TT_HZ);
+
+	switch (r->type) {
+	case KPROF_RECORD_SAMPLE:
+		if (!p->first)
+			p->first = r->time;
+		p->last = r->time;
+		if (r->misc & KPROF_MISC_NMI)
+			break;
+		/* Stopped: nothing between the pair. */
+		EXPECT_EQ(0U, p->open)
+			TH_LOG("CPU %u: sample seq %llu at %llu inside a throttle",
+			       cpu, r->seq, r->time);
+		break;
+	case KPROF_RECORD_LOST:
+		/*
+		 * THROTTLE and UNTHROTTLE records that did not fit (a reader
+		 * the host starved), told before the next record that did:
+		 * they alternated, in an order not told, so a throttle still
+		 * open is of a limit not told.
+		 */
+		p->open += r->lost_throttle;
+		if (r->lost_unthrottle > p->open ||
+		    p->open - r->lost_unthrottle > 1)
+			tt_log_records(cpu, i, 12);
+		ASSERT_GE(p->open, r->lost_unthrottle)
+			TH_LOG("CPU %u: more UNTHROTTLEs lost than THROTTLEs", cpu);
+		p->open -= r->lost_unthrottle;
+		ASSERT_GE(1U, p->open)
+			TH_LOG("CPU %u: two THROTTLEs", cpu);
+		if (r->lost_throttle || r->lost_unthrottle)
+			p->thr = NULL;
+		break;
+	case KPROF_RECORD_THROTTLE:
+		if (p->open)
+			tt_log_records(cpu, i, 12);
+		ASSERT_EQ(0U, p->open)
+			TH_LOG("CPU %u: two THROTTLEs", cpu);
+		if (!(r->misc & KPROF_MISC_THROTTLE_OWN)) {
+			p->open++;	/* the kernel's alone */
+			break;
+		}
+		EXPECT_EQ(4ULL, r->interrupts)
+			TH_LOG("CPU %u", cpu);
+		EXPECT_EQ(r->time / tick_nsec, r->tick);
+		p->thr = r;
+		p->open++;
+		break;
+	case KPROF_RECORD_UNTHROTTLE:
+		if (!p->open)
+			tt_log_records(cpu, i, 12);
+		ASSERT_LT(0U, p->open)
+			TH_LOG("CPU %u: UNTHROTTLE without THROTTLE", cpu);
+		p->open--;
+		if (!p->thr)	/* a kernel's, or one whose THROTTLE was lost */
+			break;
+		/* Restarted in a later tick: a real gap. */
+		EXPECT_LT(p->thr->tick, r->tick)
+			TH_LOG("CPU %u", cpu);
+		EXPECT_LE((p->thr->tick + 1) * tick_nsec, r->time)
+			TH_LOG("CPU %u", cpu);
+		EXPECT_LE(p->thr->seq, r->seq);
+		p->pairs++;
+		p->thr = NULL;
+		break;
+	}
+}
+
+/*
+ * per_tick_limit's checks of what @b read (tt_cpus), every online CPU's.
+ * @lost: records may have been lost to a full ring, told by LOST records.
+ */
+static void tt_check_per_tick(struct __test_metadata *_metadata,
+			      struct kp_buffers *b, bool lost)
 {
 	__u64 tick_nsec = kprof_throttle_tick_nsec(TT_HZ);
 	unsigned int cpu, checked = 0;
 
-	KP_RETURN_IF_SKIPPED();
-	/*
-	 * The cost controller off (percent 0): the limits are global, and a
-	 * vCPU stalled inside one handler (a 20 ms "cost" under a loaded
-	 * host) lowers the limit below 4 for every CPU, which is the cost
-	 * test's business, not this one's.
-	 */
-	ASSERT_EQ(0, tt_set_rate_no_cost(self->fd, KPROF_THROTTLE_GE, 1000))
-		TH_LOG("SET_THROTTLE: %s", strerror(errno));
-	ASSERT_EQ(0, tt_run(self, 2000, tt_each_unthrottled))
-		TH_LOG("%s", self->b.err);
-
-	for (cpu = 0; cpu < self->b.nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++) {
-		struct kp_cpu *c = &self->b.cpus[cpu];
+	for (cpu = 0; cpu < b->nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++) {
+		struct kp_cpu *c = &b->cpus[cpu];
 		const struct tt_cpu *t = &tt_cpus[cpu];
-		const struct tt_rec *thr = NULL;
-		__u64 pairs = 0, most, nr, first = 0, last = 0;
-		unsigned int open = 0;	/* THROTTLE not ended */
+		struct tt_pairing p = { 0 };
+		__u64 most, nr;
 		double secs;
 		size_t i;
 
@@ -121,52 +195,12 @@ TEST_F_TIMEOUT(throttle, per_tick_limit, 60)
 			continue;
 		checked++;
 		tt_check_counters(c);
-		for (i = 0; i < t->n; i++) {
-			const struct tt_rec *r = &t->r[i];
-
-			switch (r->type) {
-			case KPROF_RECORD_SAMPLE:
-				if (!first)
-					first = r->time;
-				last = r->time;
-				if (r->misc & KPROF_MISC_NMI)
-					break;
-				/* Stopped: nothing between the pair. */
-				EXPECT_EQ(0U, open)
-					TH_LOG("CPU %u: sample seq %llu at %llu inside a throttle",
-					       cpu, r->seq, r->time);
-				break;
-			case KPROF_RECORD_THROTTLE:
-				ASSERT_EQ(NULL, thr)
-					TH_LOG("CPU %u: two THROTTLEs", cpu);
-				if (!(r->misc & KPROF_MISC_THROTTLE_OWN)) {
-					open++;	/* the kernel's alone */
-					break;
-				}
-				EXPECT_EQ(4ULL, r->interrupts)
-					TH_LOG("CPU %u", cpu);
-				EXPECT_EQ(r->time / tick_nsec, r->tick);
-				thr = r;
-				open++;
-				break;
-			case KPROF_RECORD_UNTHROTTLE:
-				ASSERT_LT(0U, open)
-					TH_LOG("CPU %u: UNTHROTTLE without THROTTLE", cpu);
-				open--;
-				if (!thr)	/* it ended a kernel throttle */
-					break;
-				/* Restarted in a later tick: a real gap. */
-				EXPECT_LT(thr->tick, r->tick)
-					TH_LOG("CPU %u", cpu);
-				EXPECT_LE((thr->tick + 1) * tick_nsec, r->time)
-					TH_LOG("CPU %u", cpu);
-				EXPECT_LE(thr->seq, r->seq);
-				pairs++;
-				thr = NULL;
-				break;
-			}
-		}
-		EXPECT_LT(0ULL, pairs) TH_LOG("CPU %u never throttled", cpu);
+		if (lost)
+			EXPECT_LT(0ULL, c->lost_throttle + c->lost_unthrottle)
+				TH_LOG("CPU %u: no LOST record told of a throttle record", cpu);
+		for (i = 0; i < t->n; i++)
+			tt_pair_record(_metadata, cpu, i, &t->r[i], &p);
+		EXPECT_LT(0ULL, p.pairs) TH_LOG("CPU %u never throttled", cpu);
 		/*
 		 * cpu-clock is stopped, not dropped (kprof_throttle_way()):
 		 * the stop's irq_work IPI is raised inside the overflow's
@@ -185,9 +219,9 @@ TEST_F_TIMEOUT(throttle, per_tick_limit, 60)
 		most = tt_max_per_tick(t, tick_nsec, 0, &nr);
 		EXPECT_GE(4ULL, most) TH_LOG("CPU %u: %llu samples in a tick",
 					     cpu, most);
-		secs = last > first ? (last - first) / 1e9 : 0;
+		secs = p.last > p.first ? (p.last - p.first) / 1e9 : 0;
 		TH_LOG("CPU %u: %llu pairs, %llu samples in %.2f s: %.0f/s, at most %llu per tick",
-		       cpu, pairs, nr, secs, secs ? nr / secs : 0.0, most);
+		       cpu, p.pairs, nr, secs, secs ? nr / secs : 0.0, most);
 		/*
 		 * At most 4 per tick of local_clock() (checked above), so over
 		 * the samples' span, partial ticks at both ends included: at
@@ -195,10 +229,53 @@ TEST_F_TIMEOUT(throttle, per_tick_limit, 60)
 		 * the emulator achieved.
 		 */
 		if (nr)
-			EXPECT_GE(4 * ((last - first) / tick_nsec + 2), nr)
+			EXPECT_GE(4 * ((p.last - p.first) / tick_nsec + 2), nr)
 				TH_LOG("CPU %u", cpu);
 	}
 	ASSERT_LT(0U, checked);
+}
+
+TEST_F_TIMEOUT(throttle, per_tick_limit, 60)
+{
+	KP_RETURN_IF_SKIPPED();
+	/*
+	 * The cost controller off (percent 0): the limits are global, and a
+	 * vCPU stalled inside one handler (a 20 ms "cost" under a loaded
+	 * host) lowers the limit below 4 for every CPU, which is the cost
+	 * test's business, not this one's.
+	 */
+	ASSERT_EQ(0, tt_set_rate_no_cost(self->fd, KPROF_THROTTLE_GE, 1000))
+		TH_LOG("SET_THROTTLE: %s", strerror(errno));
+	ASSERT_EQ(0, tt_run(self, 2000, tt_each_unthrottled))
+		TH_LOG("%s", self->b.err);
+	tt_check_per_tick(_metadata, &self->b, false);
+}
+
+/*
+ * per_tick_limit with a ring of 4 pages that the reader leaves alone
+ * until each CPU lost a throttle record to it: what did not fit is
+ * counted in LOST records, so the THROTTLE and UNTHROTTLE records still
+ * pair up through them, and the counters still match.
+ */
+TEST_F_TIMEOUT(throttle, per_tick_limit_lost_records, 90)
+{
+	struct kprof_config cfg;
+
+	KP_RETURN_IF_SKIPPED();
+	kp_unmap(&self->b);
+	kp_cfg_init(&cfg, TT_PERIOD_NS);
+	cfg.flags = 0;
+	cfg.buffer_pages = 4;
+	cfg.watermark = 4096;
+	ASSERT_EQ(0, kp_set_config(self->fd, &cfg))
+		TH_LOG("SET_CONFIG: %s", strerror(errno));
+	ASSERT_EQ(0, kp_map(&self->b, self->fd)) TH_LOG("%s", self->b.err);
+	ASSERT_EQ(0, tt_set_rate_no_cost(self->fd, KPROF_THROTTLE_GE, 1000))
+		TH_LOG("SET_THROTTLE: %s", strerror(errno));
+	ASSERT_EQ(0, tt_run_filled(self->fd, &self->b, self->spin,
+				   &self->nr_spin, 1000, tt_each_unthrottled))
+		TH_LOG("%s", self->b.err);
+	tt_check_per_tick(_metadata, &self->b, true);
 }
 
 /* Each CPU would have been stopped, and went on past 4 in a tick. */
