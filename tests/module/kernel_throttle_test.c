@@ -31,7 +31,9 @@
  * kprof's own THROTTLE count is 0, each is ended by an UNTHROTTLE with no
  * sample in between, none comes before the kernel's limit-th overflow
  * since its restart, the samples per kernel tick stay within the limit,
- * and overflows are conserved.
+ * and overflows are conserved.  Records a full ring refused (a reader
+ * the host starved) are told by the LOST records: the pairs are checked
+ * through them, and a segment with losses is not counted.
  */
 #define TT_KRATE	1000
 
@@ -82,6 +84,136 @@ FIXTURE_TEARDOWN(kthrottle)
 
 typedef FIXTURE_DATA(kthrottle) kthrottle_data;
 
+/* kernel_limit_run()'s walk through one CPU's records, so far. */
+struct kt_walk {
+	const struct tt_rec *thr;	/* the THROTTLE standing, if read */
+	const struct tt_rec *prev;	/* the SAMPLE before, none lost since */
+	unsigned int open;		/* THROTTLEs not ended: 0 or 1 */
+	bool seg_lost;			/* records of this segment were lost */
+	__u64 seg_start, seg_samples, segs, exact, most, nr, first, last;
+};
+
+static void kt_sample(struct __test_metadata *_metadata, unsigned int cpu,
+		      const struct tt_rec *r, struct kt_walk *w)
+{
+	EXPECT_EQ(0U, w->open)
+		TH_LOG("CPU %u: sample seq %llu while the kernel had stopped the event",
+		       cpu, r->seq);
+	if (!w->first)
+		w->first = r->time;
+	w->last = r->time;
+	w->prev = r;
+	w->seg_samples++;
+	w->nr++;
+}
+
+/*
+ * Records that did not fit (a reader the host starved): told before the
+ * next record that did, by type, throttle records in an order not told
+ * (they alternated), so the segment's count and its last SAMPLE are not
+ * known any more.
+ */
+static void kt_lost(struct __test_metadata *_metadata, unsigned int cpu,
+		    size_t i, const struct tt_rec *r, struct kt_walk *w)
+{
+	w->open += r->lost_throttle;
+	if (r->lost_unthrottle > w->open ||
+	    w->open - r->lost_unthrottle > 1)
+		tt_log_records(cpu, i, 12);
+	ASSERT_GE(w->open, r->lost_unthrottle)
+		TH_LOG("CPU %u: more UNTHROTTLEs lost than THROTTLEs", cpu);
+	w->open -= r->lost_unthrottle;
+	ASSERT_GE(1U, w->open) TH_LOG("CPU %u: two in a row", cpu);
+	if (r->lost_throttle || r->lost_unthrottle)
+		w->thr = NULL;
+	w->prev = NULL;
+	w->seg_lost = true;
+}
+
+static void kt_throttle(struct __test_metadata *_metadata, unsigned int cpu,
+			size_t i, const struct tt_rec *r, unsigned int limit,
+			struct kt_walk *w)
+{
+	EXPECT_EQ(KPROF_MISC_THROTTLE_KERNEL, r->misc)
+		TH_LOG("CPU %u: not the kernel's limit alone", cpu);
+	if (w->open)
+		tt_log_records(cpu, i, 12);
+	ASSERT_EQ(0U, w->open) TH_LOG("CPU %u: two in a row", cpu);
+	/* After the sample of the overflow that tripped it. */
+	if (w->prev) {
+		EXPECT_EQ(w->prev->seq, r->seq) TH_LOG("CPU %u", cpu);
+	} else {
+		EXPECT_TRUE(w->seg_lost)
+			TH_LOG("CPU %u: THROTTLE at %llu after no SAMPLE", cpu,
+			       r->seq);
+	}
+	/*
+	 * The kernel counts from its restart (or the start): a throttle
+	 * before the limit-th overflow would be a false detection.  A
+	 * restart whose UNTHROTTLE was lost is later than seg_start.
+	 */
+	EXPECT_LE(w->seg_start + limit - 1, r->seq)
+		TH_LOG("CPU %u: throttled at overflow %llu, restarted at %llu",
+		       cpu, r->seq, w->seg_start);
+	if (!w->seg_lost) {
+		w->segs++;
+		w->exact += w->seg_samples == limit;
+		if (w->seg_samples > w->most)
+			w->most = w->seg_samples;
+	}
+	w->thr = r;
+	w->open = 1;
+}
+
+static void kt_unthrottle(struct __test_metadata *_metadata, unsigned int cpu,
+			  size_t i, const struct tt_rec *r, struct kt_walk *w)
+{
+	if (!w->open)
+		tt_log_records(cpu, i, 12);
+	ASSERT_EQ(1U, w->open)
+		TH_LOG("CPU %u: UNTHROTTLE without a throttle", cpu);
+	/*
+	 * Restarted at a later tick, then a full period before this first
+	 * overflow: a gap.
+	 */
+	if (w->thr)
+		EXPECT_LE(w->thr->time + TT_PERIOD_NS * 9 / 10, r->time)
+			TH_LOG("CPU %u: throttled at %llu, restarted by %llu",
+			       cpu, w->thr->time, r->time);
+	w->seg_start = r->seq;
+	w->seg_samples = 0;
+	w->seg_lost = false;
+	w->thr = NULL;
+	w->open = 0;
+}
+
+static void kt_walk(struct __test_metadata *_metadata, unsigned int cpu,
+		    unsigned int limit, struct kt_walk *w)
+{
+	const struct tt_cpu *t = &tt_cpus[cpu];
+	size_t i;
+
+	w->seg_start = 1;
+	for (i = 0; i < t->n; i++) {
+		const struct tt_rec *r = &t->r[i];
+
+		switch (r->type) {
+		case KPROF_RECORD_SAMPLE:
+			kt_sample(_metadata, cpu, r, w);
+			break;
+		case KPROF_RECORD_LOST:
+			kt_lost(_metadata, cpu, i, r, w);
+			break;
+		case KPROF_RECORD_THROTTLE:
+			kt_throttle(_metadata, cpu, i, r, limit, w);
+			break;
+		case KPROF_RECORD_UNTHROTTLE:
+			kt_unthrottle(_metadata, cpu, i, r, w);
+			break;
+		}
+	}
+}
+
 static void kernel_limit_run(struct __test_metadata *_metadata,
 			     kthrottle_data *self, long krate)
 {
@@ -110,12 +242,8 @@ static void kernel_limit_run(struct __test_metadata *_metadata,
 
 	for (cpu = 0; cpu < self->b.nr_cpu_ids && cpu < TT_MAX_CPUS; cpu++) {
 		struct kp_cpu *c = &self->b.cpus[cpu];
-		const struct tt_cpu *t = &tt_cpus[cpu];
-		const struct tt_rec *thr = NULL, *prev = NULL;
-		__u64 seg_start = 1, seg_samples = 0, segs = 0, exact = 0;
-		__u64 most = 0, nr = 0, first = 0, last = 0;
+		struct kt_walk w = { 0 };
 		struct kprof_counters k;
-		size_t i;
 
 		if (!c->base || !kp_cpu_online(cpu))
 			continue;
@@ -127,7 +255,6 @@ static void kernel_limit_run(struct __test_metadata *_metadata,
 		EXPECT_EQ(k.kernel_throttles, k.throttles) TH_LOG("CPU %u", cpu);
 		EXPECT_EQ(0ULL, k.would_throttles);
 		EXPECT_EQ(0ULL, k.lowerings);
-		EXPECT_EQ(0ULL, k.lost_full);
 		EXPECT_LT(0ULL, k.kernel_throttles)
 			TH_LOG("CPU %u: no THROTTLE by the kernel's limit", cpu);
 		/* Each ended by one UNTHROTTLE, but perhaps the last. */
@@ -135,69 +262,19 @@ static void kernel_limit_run(struct __test_metadata *_metadata,
 			    k.unthrottles + 1 == k.kernel_throttles)
 			TH_LOG("CPU %u: %llu UNTHROTTLE for %llu kernel THROTTLE",
 			       cpu, k.unthrottles, k.kernel_throttles);
-
-		for (i = 0; i < t->n; i++) {
-			const struct tt_rec *r = &t->r[i];
-
-			switch (r->type) {
-			case KPROF_RECORD_SAMPLE:
-				EXPECT_EQ(NULL, thr)
-					TH_LOG("CPU %u: sample seq %llu while the kernel had stopped the event",
-					       cpu, r->seq);
-				if (!first)
-					first = r->time;
-				last = r->time;
-				prev = r;
-				seg_samples++;
-				nr++;
-				break;
-			case KPROF_RECORD_THROTTLE:
-				EXPECT_EQ(KPROF_MISC_THROTTLE_KERNEL, r->misc)
-					TH_LOG("CPU %u: not the kernel's limit alone", cpu);
-				ASSERT_EQ(NULL, thr) TH_LOG("CPU %u: two in a row", cpu);
-				/* After the sample of the overflow that tripped it. */
-				ASSERT_NE(NULL, prev);
-				EXPECT_EQ(prev->seq, r->seq) TH_LOG("CPU %u", cpu);
-				/*
-				 * The kernel counts from its restart (or the
-				 * start): a throttle before the limit-th
-				 * overflow would be a false detection.
-				 */
-				EXPECT_LE(seg_start + limit - 1, r->seq)
-					TH_LOG("CPU %u: throttled at overflow %llu, restarted at %llu",
-					       cpu, r->seq, seg_start);
-				segs++;
-				exact += seg_samples == limit;
-				if (seg_samples > most)
-					most = seg_samples;
-				thr = r;
-				break;
-			case KPROF_RECORD_UNTHROTTLE:
-				ASSERT_NE(NULL, thr)
-					TH_LOG("CPU %u: UNTHROTTLE without a throttle", cpu);
-				/*
-				 * Restarted at a later tick, then a full
-				 * period before this first overflow: a gap.
-				 */
-				EXPECT_LE(thr->time + TT_PERIOD_NS * 9 / 10, r->time)
-					TH_LOG("CPU %u: throttled at %llu, restarted by %llu",
-					       cpu, thr->time, r->time);
-				seg_start = r->seq;
-				seg_samples = 0;
-				thr = NULL;
-				break;
-			}
-		}
+		kt_walk(_metadata, cpu, limit, &w);
 		TH_LOG("CPU %u: %llu kernel THROTTLE, %llu UNTHROTTLE, %llu segments with exactly %u samples of %llu, at most %llu; %llu samples in %.2f s",
-		       cpu, k.kernel_throttles, k.unthrottles, exact, limit,
-		       segs, most, nr, (last - first) / 1e9);
+		       cpu, k.kernel_throttles, k.unthrottles, w.exact, limit,
+		       w.segs, w.most, w.nr, (w.last - w.first) / 1e9);
 		/*
 		 * At one per tick every overflow the kernel lets through is
 		 * the first of its tick and trips the limit: one THROTTLE
-		 * each, as perf logs one each.
+		 * each, as perf logs one each, its SAMPLE read or lost to a
+		 * full ring.
 		 */
 		if (limit == 1)
-			EXPECT_EQ(nr, k.kernel_throttles) TH_LOG("CPU %u", cpu);
+			EXPECT_EQ(w.nr + k.lost_full, k.kernel_throttles)
+				TH_LOG("CPU %u", cpu);
 		/*
 		 * At most @limit per kernel tick.  The tick's hrtimer fires at
 		 * or after a point of the TICK_NSEC grid, and its next expiry is
@@ -208,10 +285,11 @@ static void kernel_limit_run(struct __test_metadata *_metadata,
 		 * grid point a + 2; the last, after tick b fired, after grid
 		 * point b: b - a + 1 ticks < span / TICK_NSEC + 3.
 		 */
-		EXPECT_GE(limit * ((last - first) / tick_nsec + 3), nr)
+		EXPECT_GE(limit * ((w.last - w.first) / tick_nsec + 3), w.nr)
 			TH_LOG("CPU %u", cpu);
 		/*
-		 * How many segments are exactly @limit long (logged above) is
+		 * How many segments are exactly @limit long (logged above, of
+		 * those none of whose records were lost) is
 		 * a measurement, not asserted.  Between a restart and the next
 		 * throttle there is one kernel tick when the vCPU ran all
 		 * along, so exactly @limit samples; more when a tick passed
