@@ -91,12 +91,13 @@ size_t dso__build_id(const struct dso *d, const unsigned char **bid)
 	return 0;
 }
 
-void dso__expect_build_id(struct dso *d, const unsigned char *bid, size_t len)
+int dso__expect_build_id(struct dso *d, const unsigned char *bid, size_t len)
 {
 	if (!len || len > DSO_BUILD_ID_MAX || d->want_bid_len)
-		return;
+		return 0;
 	d->want_bid_len = len;
 	memcpy(d->want_bid, bid, len);
+	return 1;
 }
 
 void dso__set_debuginfod(struct dso *d, struct debuginfod *c)

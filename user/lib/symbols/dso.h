@@ -41,8 +41,11 @@ struct debuginfod;
 
 /* Ask C (NULL: none) for the debug file when no local file has a .symtab. */
 void dso__set_debuginfod(struct dso *d, struct debuginfod *c);
-/* The build-id the process mapped (side band): a file without it is not read. */
-void dso__expect_build_id(struct dso *d, const unsigned char *bid, size_t len);
+/*
+ * The build-id the process mapped (side band): a file without it is not
+ * read.  1 when it is taken (D had none yet), else 0.
+ */
+int dso__expect_build_id(struct dso *d, const unsigned char *bid, size_t len);
 /*
  * The build-id the DSO must have: the one the process mapped (side band),
  * else the one a capture's snapshot recorded; 0 (*BID NULL) if unknown.

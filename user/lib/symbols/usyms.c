@@ -49,6 +49,11 @@ struct usyms {
 	struct proc *procs[HASH_SIZE];
 	int demangle;
 	struct debuginfod *dbgd;	/* NULL: DEBUGINFOD_URLS unset */
+	/*
+	 * Build-ids learned for DSOs (any process's map, a snapshot): what
+	 * every process's maps of those files answer changes with them.
+	 */
+	uint32_t learned;
 };
 
 static unsigned int hash_str(const char *s)
@@ -150,7 +155,8 @@ uint32_t usyms__generation(const struct usyms *u, uint32_t pid)
 {
 	const struct proc *p = proc_find((struct usyms *)u, pid, 0);
 
-	return p ? p->gen : 0;
+	/* Both only grow: the sum changes whenever either does. */
+	return p ? p->gen + u->learned : 0;
 }
 
 static int proc_add(struct proc *p, const struct umap *m)
@@ -191,7 +197,8 @@ int usyms__apply(struct usyms *u, const struct pev *e)
 		m.dso = dso_find(u, m.jit ? jit : e->path, 1);
 		if (!m.dso)
 			return -ENOMEM;
-		dso__expect_build_id(m.dso, e->build_id, e->bid_len);
+		if (dso__expect_build_id(m.dso, e->build_id, e->bid_len))
+			u->learned++;
 		/* A new mapping replaces what it overlaps. */
 		for (i = 0; i < p->nr; i++) {
 			struct umap *o = &p->maps[i];
@@ -223,6 +230,26 @@ int usyms__apply(struct usyms *u, const struct pev *e)
 }
 
 /*
+ * Where an answer of proc_lookup() holds: at the addresses covered by the
+ * same maps and the times on the same side of each one's making and end,
+ * it compares the same maps the same way.
+ */
+struct reach {
+	unsigned int covers;	/* maps of P (at any time) over ADDR */
+	uint64_t lo, hi;	/* the addresses around ADDR held by the same maps */
+	uint64_t from, to;	/* the times around TIME no such map is made or ends at */
+};
+
+/* Narrow R's times to the side of X (a map's making or end) TIME lies on. */
+static void narrow_times(struct reach *r, uint64_t time, uint64_t x)
+{
+	if (x <= time && x > r->from)
+		r->from = x;
+	if (x > time && x < r->to)
+		r->to = x;
+}
+
+/*
  * The map of P over ADDR at TIME, as perf keeps them: the one mapped last
  * at or before TIME, even if an exec or a later mapping ended it since
  * (perf drops a map only where a new one overlaps it, and a task's user
@@ -230,33 +257,36 @@ int usyms__apply(struct usyms *u, const struct pev *e)
  * map made after TIME is never the answer: an address only seems to lie
  * in it when a frame-pointer walk went through code built without frame
  * pointers, and perf, which takes maps in time order, has no map there.
- * *COVERS: how many maps of P (at any time) hold ADDR.  [*LO, *HI): the
- * addresses around ADDR held by the same maps, whose answer is ADDR's.
+ * R (struct reach) tells where the same answer holds.
  */
 static const struct umap *proc_lookup(const struct proc *p, uint64_t time, uint64_t addr,
-				      unsigned int *covers, uint64_t *lo, uint64_t *hi)
+				      struct reach *r)
 {
 	const struct umap *best = NULL, *ended = NULL;
 	size_t i;
 
-	*covers = 0;
-	*lo = 0;
-	*hi = UINT64_MAX;
+	r->covers = 0;
+	r->lo = 0;
+	r->hi = UINT64_MAX;
+	r->from = 0;
+	r->to = UINT64_MAX;
 	for (i = 0; i < p->nr; i++) {
 		const struct umap *m = &p->maps[i];
 
 		if (addr < m->start || addr >= m->end) {
-			if (m->end <= addr && m->end > *lo)
-				*lo = m->end;
-			if (m->start > addr && m->start < *hi)
-				*hi = m->start;
+			if (m->end <= addr && m->end > r->lo)
+				r->lo = m->end;
+			if (m->start > addr && m->start < r->hi)
+				r->hi = m->start;
 			continue;
 		}
-		if (m->start > *lo)
-			*lo = m->start;
-		if (m->end < *hi)
-			*hi = m->end;
-		++*covers;
+		if (m->start > r->lo)
+			r->lo = m->start;
+		if (m->end < r->hi)
+			r->hi = m->end;
+		r->covers++;
+		narrow_times(r, time, m->time);
+		narrow_times(r, time, m->until);
 		if (m->time > time)
 			continue;
 		if (time < m->until) {
@@ -274,8 +304,7 @@ int usyms__resolve(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 {
 	struct proc *p = proc_find(u, pid, 0);
 	const struct umap *m = NULL;
-	unsigned int covers = 0;
-	uint64_t lo, hi;
+	struct reach reach = { 0 };
 
 	r->name = NULL;
 	r->off = 0;
@@ -283,12 +312,12 @@ int usyms__resolve(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 	r->dso = "[unknown]";
 	r->obj = NULL;
 	if (p)
-		m = proc_lookup(p, time, addr, &covers, &lo, &hi);
+		m = proc_lookup(p, time, addr, &reach);
 	/*
 	 * No map over ADDR: none at any time.  One, already made: it from
 	 * its start on (ended, it is still the last one there).
 	 */
-	r->stable = !covers || (covers == 1 && m);
+	r->stable = !reach.covers || (reach.covers == 1 && m);
 	r->since = m ? m->time : 0;
 	if (!m)
 		return -ENOENT;
@@ -315,12 +344,16 @@ int usyms__map(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 {
 	struct proc *p = proc_find(u, pid, 0);
 	const struct umap *um = NULL;
-	unsigned int covers;
+	struct reach reach;
 
 	if (p)
-		um = proc_lookup(p, time, addr, &covers, &m->lo, &m->hi);
+		um = proc_lookup(p, time, addr, &reach);
 	if (!um)
 		return -ENOENT;
+	m->lo = reach.lo;
+	m->hi = reach.hi;
+	m->from = reach.from;
+	m->to = reach.to;
 	m->start = um->start;
 	m->end = um->end;
 	m->pgoff = um->pgoff;
@@ -391,5 +424,6 @@ int usyms__load_dso(struct usyms *u, const void *blob, size_t len)
 	d = dso_find(u, path, 1);
 	if (!d)
 		return -ENOMEM;
+	u->learned++;	/* the snapshot's build-id, if D expects none */
 	return dso__load_blob(d, blob, len);
 }

@@ -55,7 +55,10 @@ void usyms__free(struct usyms *u);
  */
 void usyms__set_demangle(struct usyms *u, int on);
 int usyms__apply(struct usyms *u, const struct pev *e);
-/* Changes whenever PID's maps do (0 while PID has none). */
+/*
+ * Changes whenever PID's maps do, or the build-id a file they map must
+ * have (0 while PID has none).
+ */
 uint32_t usyms__generation(const struct usyms *u, uint32_t pid);
 /*
  * Symbolize ADDR of process PID at TIME, as perf does (at ADDR itself,
@@ -81,12 +84,14 @@ struct usym_map {
 	const unsigned char *build_id;	/* the one the file must have (dso.h), or NULL */
 	size_t build_id_len;
 	uint64_t lo, hi;	/* the addresses whose answer (at that time) is this */
+	uint64_t from, to;	/* the times whose answer (for those addresses) is this */
 };
 
 /*
  * The map usyms__resolve() takes for ADDR of PID at TIME: 0 and M, or
  * -ENOENT.  For unwinders, which read the file behind it, and can take M
- * for any address of [M->lo, M->hi) at the same TIME without asking again.
+ * for any address of [M->lo, M->hi) at any time of [M->from, M->to)
+ * without asking again, as long as usyms__generation() of PID is the same.
  */
 int usyms__map(struct usyms *u, uint32_t pid, uint64_t time, uint64_t addr,
 	       struct usym_map *m);
