@@ -8,7 +8,8 @@
  * call (pc - 1).  Many snapshots of one process build one Dwfl, not one
  * each (perf builds one per sample); a map that replaces the code the
  * Dwfl holds, at the IP or where a caller returns, builds it again; past
- * 64 processes the least recently sampled one's goes.  A snapshot cut
+ * 64 processes the least recently sampled one's goes, and the maps kept
+ * across samples answer for their own times only.  A snapshot cut
  * below the first return address stops the chain there; a file that is
  * not the build-id mapped is not unwound.  The frames of those chains
  * unwind from cached CFI rules (cfi_cache.h); a PLT entry's row, a DWARF
@@ -261,6 +262,29 @@ TEST_F(unwind, a_map_replacing_the_code_builds_the_dwfl_again)
 	/* The samples before the new map still unwind through this program. */
 	chain(self->w, self->u, self->s, 1500, names, sizeof(names));
 	EXPECT_TRUE(starts(names, "take;inner;outer;")) TH_LOG("chain: %s", names);
+}
+
+/*
+ * The same, the new map known before any sample (as a capture's maps
+ * are): the maps the unwinder keeps across a process's samples answer
+ * for their own times only, so each side of time 2000 unwinds through
+ * its own map, in any order.
+ */
+TEST_F(unwind, a_map_known_in_advance_answers_from_its_time_on)
+{
+	struct pev e = { .type = PEV_MMAP, .time = 2000 };
+	char before[4096], names[4096];
+
+	map_over_code(_metadata, self->u, self->s, &e, "/bin/true");
+	chain(self->w, self->u, self->s, 1000, before, sizeof(before));
+	ASSERT_TRUE(starts(before, "take;inner;outer;")) TH_LOG("chain: %s", before);
+	/* Each side's module differs from the other's: the Dwfl is built again. */
+	chain(self->w, self->u, self->s, 3000, names, sizeof(names));
+	EXPECT_EQ(NULL, strstr(names, "take;inner;outer;")) TH_LOG("chain: %s", names);
+	EXPECT_EQ(2, unwind__builds(self->w));
+	chain(self->w, self->u, self->s, 1500, names, sizeof(names));
+	EXPECT_STREQ(before, names);
+	EXPECT_EQ(3, unwind__builds(self->w));
 }
 
 /*

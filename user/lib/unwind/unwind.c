@@ -53,8 +53,8 @@
  * bounded by the processes sampled together, not by all of them.
  */
 #define MAX_LIVE	64
-/* Maps a sample's unwinding remembers: its frames lie in a few files. */
-#define SAMPLE_MAPS	4
+/* Maps a process's unwinding remembers: its chains' frames lie in a few files. */
+#define PROC_MAPS	4
 /* Indexes in the sample's regs[] (KPROF_REGS_USER_MASK, kprof.h). */
 enum { AX, BX, CX, DX, SI, DI, BP, SP, IP, FLAGS, CS, SS, R8, R9, R10, R11, R12, R13,
 	R14, R15 };
@@ -77,10 +77,17 @@ struct uproc {
 	uint64_t reports;	/* modules reported to DWFL */
 	int attached;
 	struct modid *mods;
-	/* The sample being unwound, the maps found for it, and its chain so far. */
+	/*
+	 * The maps found last for its samples while usyms' generation of the
+	 * process is MAPS_GEN: each answers for its addresses and times (an
+	 * empty one, for none).
+	 */
+	struct usym_map maps[PROC_MAPS];
+	unsigned int next_map;	/* the one a new map replaces */
+	unsigned int last_map;	/* the one sample_map() gave last */
+	uint32_t maps_gen;
+	/* The sample being unwound, and its chain so far. */
 	const struct unwind_sample *s;
-	struct usym_map maps[SAMPLE_MAPS];
-	unsigned int nr_maps;	/* found so far (the last SAMPLE_MAPS kept) */
 	uint64_t *ips;
 	unsigned int nr, max;
 	uint64_t used;		/* w->ticks at its last sample */
@@ -266,21 +273,29 @@ static int same_build_id(Dwfl_Module *mod, const struct usym_map *m)
 
 /*
  * The map over ADDR at P's sample's time (usyms__map()), or NULL: a
- * chain asks for its frames' maps twice or more each, and each map it
- * found answers for the addresses around it.
+ * chain asks for its frames' maps twice or more each, its process's
+ * chains go through the same few files, and each map found answers for
+ * the addresses and times around it.
  */
 static const struct usym_map *sample_map(struct uproc *p, uint64_t addr)
 {
-	unsigned int i, n = p->nr_maps < SAMPLE_MAPS ? p->nr_maps : SAMPLE_MAPS;
-	struct usym_map *m;
+	uint64_t time = p->s->time;
+	struct usym_map *m, found;
+	unsigned int i;
 
-	for (i = 0; i < n; i++)
-		if (addr >= p->maps[i].lo && addr < p->maps[i].hi)
-			return &p->maps[i];
-	m = &p->maps[p->nr_maps % SAMPLE_MAPS];
-	if (usyms__map(p->w->u, p->s->pid, p->s->time, addr, m))
+	/* The last one found first: a chain's frames come in runs per file. */
+	for (i = 0; i < PROC_MAPS; i++) {
+		m = &p->maps[(p->last_map + i) % PROC_MAPS];
+		if (addr >= m->lo && addr < m->hi && time >= m->from && time < m->to) {
+			p->last_map = m - p->maps;
+			return m;
+		}
+	}
+	if (usyms__map(p->w->u, p->s->pid, time, addr, &found))
 		return NULL;
-	p->nr_maps++;
+	p->last_map = p->next_map++ % PROC_MAPS;
+	m = &p->maps[p->last_map];
+	*m = found;
 	return m;
 }
 
@@ -632,24 +647,29 @@ static int unwind_once(struct uproc *p)
 unsigned int unwind__chain(struct unwind *w, const struct unwind_sample *s, uint64_t *ips,
 			   unsigned int max)
 {
-	struct usym_map m;
 	struct uproc *p;
+	uint32_t gen;
 	int tries;
 
 	/* perf takes no chain from a sample without registers or stack. */
 	if (!s->regs || !s->stack_len || !max)
 		return 0;
 	w->samples++;
-	if (usyms__map(w->u, s->pid, s->time, s->regs[IP], &m))
-		return 0;
 	p = proc_get(w, s->pid);
 	if (!p)
 		return 0;
+	gen = usyms__generation(w->u, s->pid);
+	if (gen != p->maps_gen) {
+		p->maps_gen = gen;
+		memset(p->maps, 0, sizeof(p->maps));	/* [0, 0) holds no address */
+	}
+	p->s = s;
+	if (!sample_map(p, s->regs[IP])) {
+		p->s = NULL;
+		return 0;
+	}
 	p->used = ++w->ticks;
-	p->maps[0] = m;
-	p->nr_maps = 1;
 	for (tries = 0; tries < 2; tries++) {
-		p->s = s;
 		p->ips = ips;
 		p->nr = 0;
 		p->max = max;
