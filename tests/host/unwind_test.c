@@ -8,8 +8,8 @@
  * call (pc - 1).  Many snapshots of one process build one Dwfl, not one
  * each (perf builds one per sample); a map that replaces the code the
  * Dwfl holds, at the IP or where a caller returns, builds it again; past
- * 64 processes the least recently sampled one's goes, and the maps kept
- * across samples answer for their own times only.  A snapshot cut
+ * 64 processes the least recently sampled one's goes, and the maps and
+ * frames kept across samples answer for their own times only.  A snapshot cut
  * below the first return address stops the chain there; a file that is
  * not the build-id mapped is not unwound.  The frames of those chains
  * unwind from cached CFI rules (cfi_cache.h); a PLT entry's row, a DWARF
@@ -318,6 +318,47 @@ TEST_F(unwind, a_map_replacing_a_callers_code_builds_the_dwfl_again)
 	EXPECT_STRNE(before, names);
 	chain(self->w, self->u, self->s, 1500, names, sizeof(names));
 	EXPECT_STREQ(before, names);
+}
+
+/*
+ * The same, the new map known before any sample: the frames remembered
+ * at time 1000 answer for the times their maps do, not at 3000.
+ */
+TEST_F(unwind, a_map_known_in_advance_over_a_callers_code_answers_from_its_time_on)
+{
+	struct pev e = { .type = PEV_MMAP, .pid = getpid(), .time = 2000 };
+	struct usym_map ip_map, m = { 0 };
+	char before[4096], names[4096];
+	struct unwind *w;
+	struct usyms *u;
+	unsigned int nr, i;
+
+	ASSERT_EQ(0, usyms__map(self->u, getpid(), 1000, self->s->regs[REG_IP_IDX], &ip_map));
+	nr = chain(self->w, self->u, self->s, 1000, before, sizeof(before));
+	for (i = 1; i < nr; i++)
+		if (!usyms__map(self->u, getpid(), 1000, ips[i], &m) && m.path != ip_map.path)
+			break;
+	ASSERT_LT(i, nr) TH_LOG("no frame outside this program: %s", before);
+	/* Another reader, knowing of the new map from the start. */
+	u = self_maps();
+	ASSERT_NE(NULL, u);
+	e.start = m.start;
+	e.len = m.end - m.start;
+	e.path = "/bin/true";
+	ASSERT_EQ(0, usyms__apply(u, &e));
+	w = unwind__new(u);
+	ASSERT_NE(NULL, w);
+	chain(w, u, self->s, 1000, names, sizeof(names));
+	EXPECT_STREQ(before, names);
+	chain(w, u, self->s, 1000, names, sizeof(names));
+	EXPECT_STREQ(before, names);
+	chain(w, u, self->s, 3000, names, sizeof(names));
+	EXPECT_EQ(2, unwind__builds(w)) TH_LOG("chain: %s", names);
+	EXPECT_STRNE(before, names);
+	chain(w, u, self->s, 1500, names, sizeof(names));
+	EXPECT_STREQ(before, names);
+	unwind__free(w);
+	usyms__free(u);
 }
 
 TEST_F(unwind, a_file_without_the_build_id_mapped_is_not_unwound)

@@ -485,28 +485,29 @@ static enum cfi_step cached_step(struct uproc *p, uint64_t addr, const struct cf
 	return cfi_rule__step(*rule, r, next, last_zero, mem);
 }
 
-/* Where a frame's map was, for the step memo: PATH NULL, not a key. */
-struct memo_key {
-	uint64_t base;
-	const char *path;
-};
-
 /*
  * The rule P's step memo holds for a frame returning to PC (past the
- * first), and in *KEY the map it is remembered with: the map over PC,
- * when it is over PC - 1 too (report_module() asks at both) and an ELF
- * file's (report_module() of a JIT map is not the module's).
+ * first), or NULL and in *KEY where the map it is remembered with
+ * answers: the map over PC, when it is over PC - 1 too (report_module()
+ * asks at both) and an ELF file's (report_module() of a JIT map is not
+ * the module's); else an empty KEY, [0, 0).
  */
-static const struct cfi_rule *remembered(struct uproc *p, uint64_t pc, struct memo_key *key)
+static const struct cfi_rule *remembered(struct uproc *p, uint64_t pc, struct stepmemo_key *key)
 {
-	const struct usym_map *m = sample_map(p, pc);
+	const struct cfi_rule *rule = stepmemo__find(p->steps, pc, p->maps_gen, p->s->time);
+	const struct usym_map *m;
 
-	key->path = NULL;
+	key->from = 0;
+	key->to = 0;
+	if (rule)
+		return rule;
+	m = sample_map(p, pc);
 	if (!m || m->jit || pc - 1 < m->lo)
 		return NULL;
-	key->base = m->start - m->pgoff;
-	key->path = m->path;
-	return stepmemo__find(p->steps, pc, key->base, key->path);
+	key->gen = p->maps_gen;
+	key->from = m->from;
+	key->to = m->to;
+	return NULL;
 }
 
 /*
@@ -523,7 +524,7 @@ static bool cached_chain(struct uproc *p)
 	enum cfi_step step = CFI_STEP_END;
 	bool initial = true, zero = false;
 	const struct cfi_rule *rule;
-	struct memo_key key = { 0 };
+	struct stepmemo_key key = { 0 };
 	struct cfi_mem mem;
 	uint64_t pc, reports;
 	int ret;
@@ -561,8 +562,8 @@ static bool cached_chain(struct uproc *p)
 			return true;
 		}
 		/* Checked with the modules it is found with: none reported since. */
-		if (key.path && rule && reports == p->reports)
-			stepmemo__add(p->steps, pc + 1, key.base, key.path, rule);
+		if (key.from < key.to && rule && reports == p->reports)
+			stepmemo__add(p->steps, pc + 1, &key, rule);
 frame:
 		if (pc)
 			p->ips[p->nr++] = pc;
