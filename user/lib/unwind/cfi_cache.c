@@ -271,8 +271,9 @@ static bool mem_read(const struct cfi_mem *mem, uint64_t addr, uint64_t *val)
  * known or not, the return address read (0 ends the chain as undefined
  * does), and whether the last read gave 0.
  */
-enum cfi_step cfi_rule__step(const struct cfi_rule *r, const struct cfi_regs *regs,
-			     struct cfi_regs *next, bool *last_zero, const struct cfi_mem *mem)
+static enum cfi_step step_reading(const struct cfi_rule *r, const struct cfi_regs *regs,
+				  struct cfi_regs *next, bool *last_zero,
+				  const struct cfi_mem *mem)
 {
 	uint64_t cfa, v = 0;
 
@@ -300,4 +301,42 @@ enum cfi_step cfi_rule__step(const struct cfi_rule *r, const struct cfi_regs *re
 		return CFI_STEP_DWFL;
 	*last_zero = r->has_last && !v;
 	return CFI_STEP_END;
+}
+
+static bool in_bytes(const struct cfi_mem *mem, uint64_t addr)
+{
+	return addr >= mem->lo && addr < mem->lim;
+}
+
+/*
+ * Most steps read a return address other than 0, and %rbp if saved, both
+ * from the snapshot's bytes: those are taken here without a call, which
+ * would cost this function its registers' saving; any other step is
+ * step_reading()'s, with the same results.
+ */
+enum cfi_step cfi_rule__step(const struct cfi_rule *r, const struct cfi_regs *regs,
+			     struct cfi_regs *next, bool *last_zero, const struct cfi_mem *mem)
+{
+	uint64_t cfa, ra;
+
+	if (!r->simple || !r->ra_saved || (r->cfa_bp && !regs->bp_set))
+		return step_reading(r, regs, next, last_zero, mem);
+	cfa = (r->cfa_bp ? regs->bp : regs->sp) + (int64_t)r->cfa_off;
+	if (cfa < OFF_MAX || cfa >= CFA_MAX || !in_bytes(mem, cfa + (int64_t)r->ra_off) ||
+	    (r->bp == LOC_SAVED && !in_bytes(mem, cfa + (int64_t)r->bp_off)))
+		return step_reading(r, regs, next, last_zero, mem);
+	memcpy(&ra, mem->bytes + (cfa + (int64_t)r->ra_off - mem->lo), sizeof(ra));
+	if (!ra)
+		return step_reading(r, regs, next, last_zero, mem);
+	*next = *regs;
+	next->pc = ra;
+	next->sp = cfa + (int64_t)r->sp_off;
+	if (r->bp == LOC_UNDEF)
+		next->bp_set = false;
+	if (r->bp == LOC_SAVED) {
+		memcpy(&next->bp, mem->bytes + (cfa + (int64_t)r->bp_off - mem->lo),
+		       sizeof(next->bp));
+		next->bp_set = true;
+	}
+	return CFI_STEP_NEXT;
 }
