@@ -534,11 +534,17 @@ static bool cached_chain(struct uproc *p)
 	for (;; r = next, initial = false) {
 		pc = r.pc;
 		/*
+		 * The IP's frame: unwind_once() found its module just now, and
+		 * both report_module() calls would again.
+		 */
+		if (initial)
+			goto frame;
+		/*
 		 * A frame the memo holds: both report_module() calls would
 		 * return what they did when it was added (the same modules,
 		 * the same map), neither -EAGAIN nor an end.
 		 */
-		rule = initial ? NULL : remembered(p, pc, &key);
+		rule = remembered(p, pc, &key);
 		if (rule) {
 			step = cfi_rule__step(rule, &r, &next, &zero, &mem);
 			if (step == CFI_STEP_DWFL)
@@ -551,11 +557,9 @@ static bool cached_chain(struct uproc *p)
 			p->stale = 1;
 			return true;
 		}
-		if (!initial) {
-			step = cached_step(p, --pc, &r, &next, &zero, &mem, &rule);
-			if (step == CFI_STEP_DWFL)
-				return false;
-		}
+		step = cached_step(p, --pc, &r, &next, &zero, &mem, &rule);
+		if (step == CFI_STEP_DWFL)
+			return false;
 		ret = report_module(p, pc);
 		if (ret) {
 			p->stale = ret == -EAGAIN;
