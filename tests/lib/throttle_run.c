@@ -454,3 +454,22 @@ void tt_log_records(unsigned int cpu, size_t at, size_t before)
 			r->lost_unthrottle);
 	}
 }
+
+/*
+ * THROTTLE and UNTHROTTLE records that did not fit, told by LOST record
+ * @i of CPU @cpu, @r, before the next record that did: they alternated,
+ * in an order not told.  Updates @open, the THROTTLEs not ended (0 or 1),
+ * and says whether they could have alternated from there; if not, logs
+ * the records up to @r.
+ */
+bool tt_pair_lost(unsigned int cpu, size_t i, const struct tt_rec *r,
+		  unsigned int *open)
+{
+	*open += r->lost_throttle;
+	if (r->lost_unthrottle > *open || *open - r->lost_unthrottle > 1) {
+		tt_log_records(cpu, i, 12);
+		return false;
+	}
+	*open -= r->lost_unthrottle;
+	return true;
+}

@@ -74,6 +74,8 @@ __u64 tt_max_per_tick(const struct tt_cpu *t, __u64 tick_nsec, __u64 from,
 		      __u64 *nr);
 unsigned int tt_one_cpu(const struct kp_buffers *b);
 void tt_log_records(unsigned int cpu, size_t at, size_t before);
+bool tt_pair_lost(unsigned int cpu, size_t i, const struct tt_rec *r,
+		  unsigned int *open);
 
 #define TT_WOULD_FMT "CPU %u: %llu WOULD_THROTTLE records, %llu lost"
 #define TT_COUNTERS_FMT "CPU %u: overflows %llu samples %llu lost_throttled %llu lost_full %llu lost_stopped %llu lost_events %llu throttles %llu unthrottles %llu kernel_throttles %llu lowerings %llu"

@@ -108,22 +108,15 @@ static void kt_sample(struct __test_metadata *_metadata, unsigned int cpu,
 }
 
 /*
- * Records that did not fit (a reader the host starved): told before the
- * next record that did, by type, throttle records in an order not told
- * (they alternated), so the segment's count and its last SAMPLE are not
- * known any more.
+ * Records that did not fit (a reader the host starved): the segment's
+ * count and its last SAMPLE are not known any more.
  */
 static void kt_lost(struct __test_metadata *_metadata, unsigned int cpu,
 		    size_t i, const struct tt_rec *r, struct kt_walk *w)
 {
-	w->open += r->lost_throttle;
-	if (r->lost_unthrottle > w->open ||
-	    w->open - r->lost_unthrottle > 1)
-		tt_log_records(cpu, i, 12);
-	ASSERT_GE(w->open, r->lost_unthrottle)
-		TH_LOG("CPU %u: more UNTHROTTLEs lost than THROTTLEs", cpu);
-	w->open -= r->lost_unthrottle;
-	ASSERT_GE(1U, w->open) TH_LOG("CPU %u: two in a row", cpu);
+	ASSERT_TRUE(tt_pair_lost(cpu, i, r, &w->open))
+		TH_LOG("CPU %u: a LOST record of %u THROTTLE and %u UNTHROTTLE that cannot alternate from here",
+		       cpu, r->lost_throttle, r->lost_unthrottle);
 	if (r->lost_throttle || r->lost_unthrottle)
 		w->thr = NULL;
 	w->prev = NULL;

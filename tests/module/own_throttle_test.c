@@ -121,20 +121,12 @@ static void tt_pair_record(struct __test_metadata *_metadata, unsigned int cpu,
 		break;
 	case KPROF_RECORD_LOST:
 		/*
-		 * THROTTLE and UNTHROTTLE records that did not fit (a reader
-		 * the host starved), told before the next record that did:
-		 * they alternated, in an order not told, so a throttle still
-		 * open is of a limit not told.
+		 * Throttle records that did not fit (a reader the host
+		 * starved): a throttle still open is of a limit not told.
 		 */
-		p->open += r->lost_throttle;
-		if (r->lost_unthrottle > p->open ||
-		    p->open - r->lost_unthrottle > 1)
-			tt_log_records(cpu, i, 12);
-		ASSERT_GE(p->open, r->lost_unthrottle)
-			TH_LOG("CPU %u: more UNTHROTTLEs lost than THROTTLEs", cpu);
-		p->open -= r->lost_unthrottle;
-		ASSERT_GE(1U, p->open)
-			TH_LOG("CPU %u: two THROTTLEs", cpu);
+		ASSERT_TRUE(tt_pair_lost(cpu, i, r, &p->open))
+			TH_LOG("CPU %u: a LOST record of %u THROTTLE and %u UNTHROTTLE that cannot alternate from here",
+			       cpu, r->lost_throttle, r->lost_unthrottle);
 		if (r->lost_throttle || r->lost_unthrottle)
 			p->thr = NULL;
 		break;
