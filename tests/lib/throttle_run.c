@@ -224,6 +224,24 @@ void tt_release(int fd, struct kp_buffers *b, const pid_t *spin,
 	kp_close(fd, b);
 }
 
+/*
+ * Configure @fd for cpu-clock at a period of TT_PERIOD_NS on every CPU,
+ * @pages data pages per ring, and map the rings into @b (unmapped, or
+ * never mapped).
+ */
+int tt_config_clock(int fd, struct kp_buffers *b, __u32 pages)
+{
+	struct kprof_config cfg;
+
+	kp_cfg_init(&cfg, TT_PERIOD_NS);
+	cfg.flags = 0;			/* a period, in ns of cpu-clock */
+	cfg.buffer_pages = pages;
+	cfg.watermark = 4096;
+	if (kp_set_config(fd, &cfg))
+		return kp_fail(b, "SET_CONFIG: %s", strerror(errno));
+	return kp_map(b, fd);
+}
+
 /* One spinner per online CPU (only on @only when it is >= 0), then start. */
 static int tt_spin_and_start(int fd, struct kp_buffers *b, pid_t *spin,
 			     unsigned int *nr_spin, int only)
@@ -283,9 +301,9 @@ int tt_run_on(int fd, struct kp_buffers *b, pid_t *spin, unsigned int *nr_spin,
 	/*
 	 * One CPU sampled: the reader runs there too, so a host that stops
 	 * its vCPU stops the producer with it, and the guest's scheduler
-	 * runs it at each wakeup beside the spinner: the ring never fills
-	 * however the host's load moves (tests that replay every sample need
-	 * them all).  With every CPU sampled, a reader the host starves
+	 * runs it at each wakeup beside the spinner: the host's load alone
+	 * cannot fill the ring (tests that replay every sample need them
+	 * all).  With every CPU sampled, a reader the host starves
 	 * while the others run fills rings: what is lost is in-band.
 	 */
 	if (only >= 0 && kp_pin_self((unsigned int)only))

@@ -50,6 +50,7 @@ int tt_set_throttle_flags(int fd, __u32 sem, __u32 rate, __u32 pct,
 int tt_set_throttle_sem(int fd, __u32 sem, __u32 rate, __u32 pct);
 int tt_set_throttle(int fd, __u32 rate, __u32 pct);
 int tt_set_rate_no_cost(int fd, __u32 sem, __u32 rate);
+int tt_config_clock(int fd, struct kp_buffers *b, __u32 pages);
 
 /*
  * What a run must have recorded before it may end, judged on the records

@@ -48,8 +48,6 @@ FIXTURE(kthrottle) {
 
 FIXTURE_SETUP(kthrottle)
 {
-	struct kprof_config cfg;
-
 	memset(tt_cpus, 0, sizeof(tt_cpus));
 	self->nr_spin = 0;
 	self->rate_written = 0;
@@ -60,13 +58,8 @@ FIXTURE_SETUP(kthrottle)
 	kp_stop(self->fd);
 	ASSERT_EQ(0, tt_sysctl_read(TT_RATE, &self->old_rate));
 	ASSERT_EQ(0, tt_sysctl_read(TT_PCT, &self->old_pct));
-	kp_cfg_init(&cfg, TT_PERIOD_NS);
-	cfg.flags = 0;
-	cfg.buffer_pages = 256;
-	cfg.watermark = 4096;
-	ASSERT_EQ(0, kp_set_config(self->fd, &cfg))
-		TH_LOG("SET_CONFIG: %s", strerror(errno));
-	ASSERT_EQ(0, kp_map(&self->b, self->fd)) TH_LOG("%s", self->b.err);
+	ASSERT_EQ(0, tt_config_clock(self->fd, &self->b, 256))
+		TH_LOG("%s", self->b.err);
 }
 
 /* Runs after ASSERT failures in the test too (setup had completed). */

@@ -53,8 +53,6 @@ FIXTURE(throttle) {
 
 FIXTURE_SETUP(throttle)
 {
-	struct kprof_config cfg;
-
 	memset(tt_cpus, 0, sizeof(tt_cpus));
 	self->nr_spin = 0;
 	self->kernel_pct = -1;
@@ -65,13 +63,8 @@ FIXTURE_SETUP(throttle)
 	kp_stop(self->fd);
 	if (!tt_sysctl_read(TT_PCT, &self->kernel_pct))
 		ASSERT_EQ(0, tt_sysctl_write(TT_PCT, 0));
-	kp_cfg_init(&cfg, TT_PERIOD_NS);
-	cfg.flags = 0;			/* a period, in ns of cpu-clock */
-	cfg.buffer_pages = 256;
-	cfg.watermark = 4096;
-	ASSERT_EQ(0, kp_set_config(self->fd, &cfg))
-		TH_LOG("SET_CONFIG: %s", strerror(errno));
-	ASSERT_EQ(0, kp_map(&self->b, self->fd)) TH_LOG("%s", self->b.err);
+	ASSERT_EQ(0, tt_config_clock(self->fd, &self->b, 256))
+		TH_LOG("%s", self->b.err);
 }
 
 FIXTURE_TEARDOWN(throttle)
@@ -251,17 +244,10 @@ TEST_F_TIMEOUT(throttle, per_tick_limit, 60)
  */
 TEST_F_TIMEOUT(throttle, per_tick_limit_lost_records, 90)
 {
-	struct kprof_config cfg;
-
 	KP_RETURN_IF_SKIPPED();
 	kp_unmap(&self->b);
-	kp_cfg_init(&cfg, TT_PERIOD_NS);
-	cfg.flags = 0;
-	cfg.buffer_pages = 4;
-	cfg.watermark = 4096;
-	ASSERT_EQ(0, kp_set_config(self->fd, &cfg))
-		TH_LOG("SET_CONFIG: %s", strerror(errno));
-	ASSERT_EQ(0, kp_map(&self->b, self->fd)) TH_LOG("%s", self->b.err);
+	ASSERT_EQ(0, tt_config_clock(self->fd, &self->b, 4))
+		TH_LOG("%s", self->b.err);
 	ASSERT_EQ(0, tt_set_rate_no_cost(self->fd, KPROF_THROTTLE_GE, 1000))
 		TH_LOG("SET_THROTTLE: %s", strerror(errno));
 	ASSERT_EQ(0, tt_run_filled(self->fd, &self->b, self->spin,
