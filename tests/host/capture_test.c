@@ -10,7 +10,8 @@
  * what they name.  A sample's user registers and stack snapshot
  * (KPROF_MISC_STACK_USER) are accepted when they fill it as kprof.h lays
  * them out, and rejected, by the capture check and the decoder alike,
- * when their sizes disagree.
+ * when their sizes disagree.  A capture larger than the reader's
+ * read-ahead prints every record, with its ORDER section and without.
  */
 #include <fcntl.h>
 #include <stddef.h>
@@ -23,6 +24,7 @@
 
 #include "lib/capture/capture.h"
 #include "lib/capture/capture_check.h"
+#include "lib/capture/readahead.h"
 #include "lib/stream/decode.h"
 #include "lib/stream/output.h"
 #include "lib/util/print.h"
@@ -501,6 +503,57 @@ TEST_F(cap, a_capture_without_order_prints_the_same)
 	EXPECT_STREQ(with.out, without.out);
 	EXPECT_STREQ("", without.err);
 	EXPECT_EQ(0, out_of_order(&without));
+	free(with.out);
+	free(without.out);
+}
+
+static size_t stack_sample(uint64_t *buf, uint64_t abi, uint64_t size, uint64_t dyn,
+			   unsigned int extra);
+
+/* Samples of 8 KiB stacks enough for three read-ahead windows. */
+#define BIG_SAMPLES	(3 * READAHEAD_BYTES / 8192)
+
+static int write_big_capture(const char *path)
+{
+	static const char meta[] = "event=cpu-clock\nsample=1003009\nfreq=0\nnr_cpus=1\n";
+	struct capture_writer *w = capture__create(path);
+	static uint64_t buf[2048];
+	struct kprof_sample *s = (void *)buf;
+	size_t len, i;
+
+	if (!w || capture__write(w, KPCAP_META, 0, meta, sizeof(meta) - 1) ||
+	    capture__write(w, KPCAP_KALLSYMS, 0, kallsyms, sizeof(kallsyms) - 1))
+		return -1;
+	for (i = 0; i < BIG_SAMPLES; i++) {
+		len = stack_sample(buf, KPROF_SAMPLE_REGS_ABI_64, 8192 - 512, 4096, 0);
+		s->time = 1000 + i;
+		if (capture__add_record(w, 0, buf, len))
+			return -1;
+	}
+	return capture__close(w);
+}
+
+/*
+ * Past two read-ahead windows, a thread maps the file's pages ahead of
+ * the reader (readahead.c): every record prints, in order, with ORDER
+ * and without it (the same text), when the thread stops after the pass
+ * over the times and starts again over the rewound file.
+ */
+TEST_F(cap, a_capture_past_the_read_ahead_prints_every_record)
+{
+	struct replayed with, without;
+	struct stat st;
+
+	ASSERT_EQ(0, write_big_capture(self->path));
+	ASSERT_EQ(0, stat(self->path, &st));
+	ASSERT_LT(2 * READAHEAD_BYTES, (size_t)st.st_size);
+	replay(self->path, NULL, &with);
+	EXPECT_EQ(0, with.status) TH_LOG("%s", with.err);
+	EXPECT_EQ(BIG_SAMPLES, with.samples);
+	ASSERT_EQ(0, retail(self->path, NULL, 0));
+	replay(self->path, NULL, &without);
+	EXPECT_EQ(0, without.status) TH_LOG("%s", without.err);
+	EXPECT_STREQ(with.out, without.out);
 	free(with.out);
 	free(without.out);
 }

@@ -15,6 +15,7 @@
 #include <linux/kprof.h>
 
 #include "lib/capture/capture.h"
+#include "lib/capture/readahead.h"
 #include "lib/symbols/usyms.h"
 #include "lib/util/print.h"
 
@@ -49,6 +50,7 @@ struct capture_reader {
 	char writer[17];
 	struct capture_cut cut;	/* where the file ends short of END */
 	int records;		/* capture__reading_records() */
+	struct readahead *ahead;	/* while it is on */
 };
 
 static void put(struct capture_writer *w, const void *p, size_t len)
@@ -349,6 +351,7 @@ void capture__close_reader(struct capture_reader *r)
 {
 	if (!r)
 		return;
+	readahead__stop(r->ahead);
 	if (r->map)
 		munmap((void *)r->map, r->size);
 	if (r->fd >= 0)
@@ -366,6 +369,7 @@ int capture__rewind(struct capture_reader *r)
 {
 	r->pos = r->start;
 	memset(&r->cut, 0, sizeof(r->cut));
+	capture__reading_records(r, 0);
 	/* What the pass before read is dropped too. */
 	madvise((void *)r->map, r->size, MADV_DONTNEED);
 	r->done = 0;
@@ -429,12 +433,20 @@ int capture__next(struct capture_reader *r, uint32_t *type, uint32_t *arg,
 	*len = s.size;
 	*data = r->map + r->pos + sizeof(s);
 	r->pos += sizeof(s) + (padded < left ? padded : left);
+	if (r->ahead)
+		readahead__at(r->ahead, r->pos);
 	return 1;
 }
 
 void capture__reading_records(struct capture_reader *r, int on)
 {
 	r->records = on;
+	if (!on) {
+		readahead__stop(r->ahead);
+		r->ahead = NULL;
+	} else if (!r->ahead) {
+		r->ahead = readahead__start(r->map, r->size, r->pos, r->done);
+	}
 }
 
 size_t capture__offset(const struct capture_reader *r, const void *data)
@@ -458,7 +470,10 @@ void capture__done(struct capture_reader *r, const void *data, size_t len)
 	 * In steps of 2 MiB, not a system call per section.
 	 */
 	if (end >= r->done + (2U << 20)) {
-		madvise((void *)(r->map + r->done), end - r->done, MADV_DONTNEED);
+		if (r->ahead)
+			readahead__release(r->ahead, end);
+		else
+			madvise((void *)(r->map + r->done), end - r->done, MADV_DONTNEED);
 		r->done = end;
 	}
 }
