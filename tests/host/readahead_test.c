@@ -3,7 +3,8 @@
  * readahead_test: the capture reader's read-ahead thread
  * (user/lib/capture/readahead.c) maps the pages from the reader's
  * position to READAHEAD_BYTES beyond it and none further, drops the pages
- * the reader released, and joins on stop.  Which pages are mapped is read
+ * the reader released, waits when there is nothing left to map, and
+ * joins on stop.  Which pages are mapped is read
  * from /proc/self/pagemap (bit 63, "present", readable without
  * privilege).  The thread works asynchronously: each check waits for the
  * state the thread must reach, with a deadline that only turns a thread
@@ -123,6 +124,39 @@ TEST_F(ra, drops_the_pages_the_reader_released)
 	/* Released pages stay released; nothing past the window. */
 	EXPECT_EQ(0, present(self, 0, rel));
 	EXPECT_EQ(0, present(self, at + READAHEAD_BYTES, FILE_BYTES));
+}
+
+static double cpu_seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/*
+ * With the file's end (not a page boundary) inside the window, the thread
+ * maps up to it and then waits: over a 200 ms sleep of the reader, the
+ * process uses next to no CPU.  A thread that kept working would use
+ * about the 200 ms (all of it unless the host stole more than half of
+ * that CPU's time); an idle one uses none, so half is the bound.
+ */
+TEST_F(ra, waits_once_the_window_reaches_the_end)
+{
+	size_t size = FILE_BYTES - 100, at = FILE_BYTES - READAHEAD_BYTES / 2;
+	struct timespec nap = { 0, 200000000 };
+	struct readahead *ra = readahead__start(self->map, size, 0, 0);
+	double used;
+
+	ASSERT_NE(NULL, ra);
+	readahead__at(ra, at);
+	ASSERT_EQ(0, wait_present(self, at & ~(self->page - 1), FILE_BYTES,
+				  (FILE_BYTES - (at & ~(self->page - 1))) / self->page));
+	used = cpu_seconds();
+	nanosleep(&nap, NULL);
+	used = cpu_seconds() - used;
+	readahead__stop(ra);
+	EXPECT_GT(0.1, used) TH_LOG("%.3f s of CPU while the reader slept 0.2 s", used);
 }
 
 TEST_F(ra, a_file_within_two_windows_gets_no_thread)

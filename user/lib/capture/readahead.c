@@ -85,8 +85,9 @@ static int work_once(struct readahead *ra)
 		drop_unlocked(ra, from, to);
 		return 1;
 	}
-	from = ra->at > ra->mapped ? ra->at : ra->mapped;
-	from = (from > ra->claimed ? from : ra->claimed) & ~(ra->page - 1);
+	from = ra->at & ~(ra->page - 1);
+	from = from > ra->mapped ? from : ra->mapped;
+	from = from > ra->claimed ? from : ra->claimed;
 	if (from >= want)
 		return 0;
 	to = from + STEP < want ? from + STEP : want;
