@@ -61,13 +61,14 @@ FIXTURE_TEARDOWN(ra)
 static size_t present(struct _test_data_ra *self, size_t from, size_t to)
 {
 	uint64_t e[512];
-	size_t n = 0, pg, i, chunk;
+	size_t n = 0, pg, i, chunk, len;
 	off_t at;
 
 	for (pg = from / self->page; pg < to / self->page; pg += chunk) {
 		chunk = to / self->page - pg < 512 ? to / self->page - pg : 512;
 		at = ((uintptr_t)self->map / self->page + pg) * sizeof(e[0]);
-		if (pread(self->pagemap, e, chunk * sizeof(e[0]), at) != (ssize_t)(chunk * sizeof(e[0])))
+		len = chunk * sizeof(e[0]);
+		if (pread(self->pagemap, e, len, at) != (ssize_t)len)
 			return (size_t)-1;
 		for (i = 0; i < chunk; i++)
 			n += e[i] >> 63;
@@ -96,7 +97,8 @@ TEST_F(ra, maps_ahead_of_the_reader_and_no_further)
 
 	ASSERT_NE(NULL, ra);
 	EXPECT_EQ(0, wait_present(self, 0, READAHEAD_BYTES, pages))
-		TH_LOG("%zu of the first %zu pages mapped", present(self, 0, READAHEAD_BYTES), pages);
+		TH_LOG("%zu of the first %zu pages mapped",
+		       present(self, 0, READAHEAD_BYTES), pages);
 	/* The reader has not moved: nothing beyond its window. */
 	EXPECT_EQ(0, present(self, READAHEAD_BYTES, FILE_BYTES));
 

@@ -162,7 +162,8 @@ void readahead__release(struct readahead *ra, size_t end)
 		 * never depends on when the thread runs.
 		 */
 		from = ra->claimed;
-		ra->claimed = ra->release = end;
+		ra->claimed = end;
+		ra->release = end;
 		pthread_mutex_unlock(&ra->lock);
 		drop(ra, from, end);
 		return;
