@@ -164,28 +164,47 @@ static int add_raw(struct dso *d, uint64_t start, uint64_t size, int binding,
 /* ---------------------------------------------------------------------- */
 /* Reading an ELF file's symbols the way perf's dso__load_sym() does. */
 
-/* The PT_LOAD holding VADDR (elf_read_program_header()). */
-static int phdr_of(Elf *elf, uint64_t vaddr, GElf_Phdr *ph)
+/* An ELF file's PT_LOAD headers, in their order, read once for all its symbols. */
+struct loads {
+	size_t n;
+	GElf_Phdr *ph;
+};
+
+static int loads_read(Elf *elf, struct loads *l)
 {
+	GElf_Phdr ph;
 	size_t i, n;
 
-	if (elf_getphdrnum(elf, &n))
-		return -1;
-	for (i = 0; i < n; i++) {
-		uint64_t sz;
+	l->n = 0;
+	l->ph = NULL;
+	if (elf_getphdrnum(elf, &n) || !n)
+		return 0;
+	l->ph = calloc(n, sizeof(*l->ph));
+	if (!l->ph)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD)
+			l->ph[l->n++] = ph;
+	return 0;
+}
 
-		if (!gelf_getphdr(elf, i, ph) || ph->p_type != PT_LOAD)
-			continue;
+/* The first PT_LOAD holding VADDR (elf_read_program_header()), or NULL. */
+static const GElf_Phdr *phdr_of(const struct loads *l, uint64_t vaddr)
+{
+	const GElf_Phdr *ph;
+	uint64_t sz;
+
+	for (ph = l->ph; ph < l->ph + l->n; ph++) {
 		sz = ph->p_memsz > ph->p_filesz ? ph->p_memsz : ph->p_filesz;
 		if (sz && vaddr >= ph->p_vaddr && vaddr < ph->p_vaddr + sz)
-			return 0;
+			return ph;
 	}
-	return -1;
+	return NULL;
 }
 
 /* dso__load_sym_internal(): one table of SYMS, in its order. */
-static int load_table(struct dso *d, struct elfsrc *syms, struct elfsrc *run,
-		      Elf_Scn *table, int batch)
+static int load_symbols(struct dso *d, struct elfsrc *syms, struct elfsrc *run,
+			const struct loads *loads, Elf_Scn *table, int batch)
 {
 	size_t shstr_sym, shstr_run, i, n;
 	GElf_Shdr tsh, ssh;
@@ -210,8 +229,8 @@ static int load_table(struct dso *d, struct elfsrc *syms, struct elfsrc *run,
 		size_t secstr = shstr_sym;
 		Elf *secelf = syms->elf;
 		GElf_Sym sym;
+		const GElf_Phdr *ph;
 		GElf_Shdr sh;
-		GElf_Phdr ph;
 		Elf_Scn *sec;
 		uint64_t value;
 
@@ -249,14 +268,27 @@ static int load_table(struct dso *d, struct elfsrc *syms, struct elfsrc *run,
 		if (!name)
 			continue;
 		value = sym.st_value;
-		if (!phdr_of(run->elf, value, &ph))
-			value -= ph.p_vaddr - ph.p_offset;
+		ph = phdr_of(loads, value);
+		if (ph)
+			value -= ph->p_vaddr - ph->p_offset;
 		else
 			value -= sh.sh_addr - sh.sh_offset;
 		if (add_raw(d, value, sym.st_size, GELF_ST_BIND(sym.st_info), batch, name))
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+static int load_table(struct dso *d, struct elfsrc *syms, struct elfsrc *run,
+		      Elf_Scn *table, int batch)
+{
+	struct loads loads;
+	int ret = loads_read(run->elf, &loads);
+
+	if (!ret)
+		ret = load_symbols(d, syms, run, &loads, table, batch);
+	free(loads.ph);
+	return ret;
 }
 
 /* dso__synthesize_plt_symbols(): NAME@plt for each .rela.plt (.rel.plt) entry. */
