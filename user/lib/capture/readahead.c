@@ -42,8 +42,13 @@ struct readahead {
 	int stop;
 };
 
+/*
+ * Drop the pages in [FROM, TO): TO is a release point (page-aligned), so
+ * the page FROM falls in is behind it too, and madvise() wants it whole.
+ */
 static void drop(struct readahead *ra, size_t from, size_t to)
 {
+	from &= ~(ra->page - 1);
 	if (from < to)
 		madvise((void *)(ra->map + from), to - from, MADV_DONTNEED);
 }
@@ -182,6 +187,8 @@ void readahead__stop(struct readahead *ra)
 	pthread_cond_signal(&ra->wake);
 	pthread_mutex_unlock(&ra->lock);
 	pthread_join(ra->thread, NULL);
+	/* A release the thread had not taken yet. */
+	drop(ra, ra->claimed, ra->release);
 	pthread_cond_destroy(&ra->wake);
 	pthread_mutex_destroy(&ra->lock);
 	free(ra);
