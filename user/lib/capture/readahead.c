@@ -13,9 +13,10 @@
  * The reader tells it where it is at most once per STEP bytes (a mutex
  * and a condition variable, a few hundred times in a 444 MB file); the
  * thread keeps at most AHEAD bytes mapped beyond that point and none
- * behind what the reader released, and when it has not yet dropped one
+ * behind what the reader released, and when it has not yet taken one
  * release by the next, the reader drops both itself: the memory the
- * thread adds is AHEAD at most, however late the host runs it.
+ * thread adds is a window ahead and a release behind (16 MiB), however
+ * late the host runs it.
  */
 #include <pthread.h>
 #include <stdlib.h>

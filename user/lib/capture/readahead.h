@@ -21,15 +21,18 @@ struct readahead;
 /*
  * Start mapping MAP's SIZE bytes in ahead of a reader at AT, which has
  * released those before RELEASED; NULL where a thread is not worth it
- * (less than a few windows left) or cannot be had: the reader faults its
+ * (less than two windows left) or cannot be had: the reader faults its
  * pages in itself.
  */
 struct readahead *readahead__start(const void *map, size_t size, size_t at, size_t released);
-/* The reader is at AT (it tells the thread once per window). */
+/* The reader is at AT (the thread hears of it once per READAHEAD_STEP). */
 void readahead__at(struct readahead *ra, size_t at);
 /* The reader is done with the pages before END (page-aligned). */
 void readahead__release(struct readahead *ra, size_t end);
-/* Stop and join the thread (NULL is none); what it has mapped stays so. */
+/*
+ * Stop and join the thread (NULL is none): a release it had not taken is
+ * dropped, what it mapped ahead stays mapped.
+ */
 void readahead__stop(struct readahead *ra);
 
 #endif
