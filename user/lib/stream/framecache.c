@@ -19,12 +19,23 @@
  */
 #define SEEN_FIRST	(1U << 12)
 #define SEEN_MAX	(1U << 16)
-/* Frames: 1 Ki at first, doubled when half full. */
+/* Frame slots: 1 Ki at first, doubled when half full. */
 #define TAB_FIRST	(1U << 10)
 
-struct entry {
+/*
+ * A slot of the frame table: the key and the entry it is in, apart, so
+ * that a probe touches 16 bytes a slot, and the table's pages (calloc()'s
+ * zero pages, each read before written: two page faults) are few.
+ */
+struct slot {
 	uint64_t addr;
-	uint32_t pid, gen;	/* gen 0: free slot */
+	uint32_t pid;
+	uint32_t idx;		/* ents[idx - 1]; 0: a free slot */
+};
+
+/* The frames of a slot; entries are added back to back, dropped all at once by a trim. */
+struct entry {
+	uint32_t gen;
 	uint64_t since;		/* F holds for samples from this time on */
 	uint32_t inl;		/* the answer with inline frames (framecache__user()) */
 	uint32_t nr;		/* frames: F alone (1), else MORE[NR] */
@@ -53,8 +64,10 @@ struct stack {
 };
 
 struct framecache {
-	struct entry *tab;
-	uint32_t cap, nr;
+	struct slot *tab;
+	uint32_t cap, nr;	/* slots; entries in use */
+	struct entry *ents;
+	uint32_t ents_cap;
 	struct stack **stacks;
 	uint32_t stacks_cap, nr_stacks;
 	struct chunk *stack_chunks;
@@ -119,6 +132,7 @@ void framecache__free(struct framecache *c)
 	free(c->stacks);
 	free(c->seen);
 	free(c->tab);
+	free(c->ents);
 	free(c->keys);
 	free(c);
 }
@@ -408,18 +422,18 @@ const struct out_frame *framecache__stack_add(struct framecache *c, const uint64
 static int grow(struct framecache *c)
 {
 	uint32_t ncap = c->cap * 2, j;
-	struct entry *nt = calloc(ncap, sizeof(*nt));
+	struct slot *nt = calloc(ncap, sizeof(*nt));
 
 	if (!nt)
 		return -ENOMEM;
 	for (j = 0; j < c->cap; j++) {
-		struct entry *e = &c->tab[j];
+		struct slot *e = &c->tab[j];
 		uint32_t i;
 
-		if (!e->gen)
+		if (!e->idx)
 			continue;
 		i = mix(e->addr ^ ((uint64_t)e->pid << 40)) & (ncap - 1);
-		while (nt[i].gen)
+		while (nt[i].idx)
 			i = (i + 1) & (ncap - 1);
 		nt[i] = *e;
 	}
@@ -429,24 +443,44 @@ static int grow(struct framecache *c)
 	return 0;
 }
 
-/* The slot of (PID, ADDR): found (1) or free for it (0); NULL: no room. */
-static struct entry *slot(struct framecache *c, uint32_t pid, uint64_t addr, int *found)
+/* The slot of (PID, ADDR): in use (its entry in *E) or free for it; NULL: no room. */
+static struct slot *slot(struct framecache *c, uint32_t pid, uint64_t addr, struct entry **e)
 {
 	uint32_t i, mask;
 
+	*e = NULL;
 	if ((c->nr + 1) * 2 > c->cap && grow(c))
 		return NULL;
 	mask = c->cap - 1;
 	i = mix(addr ^ ((uint64_t)pid << 40)) & mask;
-	while (c->tab[i].gen) {
+	while (c->tab[i].idx) {
 		if (c->tab[i].addr == addr && c->tab[i].pid == pid) {
-			*found = 1;
+			*e = &c->ents[c->tab[i].idx - 1];
 			return &c->tab[i];
 		}
 		i = (i + 1) & mask;
 	}
-	*found = 0;
 	return &c->tab[i];
+}
+
+/* The entry of slot S, for (PID, ADDR): its own, or a new one; NULL: no memory. */
+static struct entry *claim(struct framecache *c, struct slot *s, uint32_t pid, uint64_t addr)
+{
+	if (s->idx)
+		return &c->ents[s->idx - 1];
+	if (c->nr == c->ents_cap) {
+		uint32_t ncap = c->ents_cap ? c->ents_cap * 2 : TAB_FIRST / 2;
+		struct entry *n = realloc(c->ents, ncap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		c->ents = n;
+		c->ents_cap = ncap;
+	}
+	s->addr = addr;
+	s->pid = pid;
+	s->idx = ++c->nr;
+	return &c->ents[s->idx - 1];
 }
 
 static void fill_user(const struct usym *r, struct out_frame *f)
@@ -491,12 +525,13 @@ static int make_frames(struct framecache *c, struct usyms *u, const struct usym 
 	return n;
 }
 
-/* Keep F[NR] in E for (PID, GEN, ADDR, INL); FOUND: E held another answer. */
-static void keep_user(struct framecache *c, struct entry *e, int found, uint32_t pid,
+/* Keep F[NR] in slot S for (PID, GEN, ADDR, INL), over what it held. */
+static void keep_user(struct framecache *c, struct slot *s, uint32_t pid,
 		      uint32_t gen, uint64_t addr, int inl, uint64_t since,
 		      const struct out_frame *f, unsigned int nr)
 {
 	struct out_frame *more = NULL;
+	struct entry *e;
 
 	if (nr > 1) {
 		more = (struct out_frame *)arena_alloc(c, nr * sizeof(*f));
@@ -504,10 +539,9 @@ static void keep_user(struct framecache *c, struct entry *e, int found, uint32_t
 			return;
 		memcpy(more, f, nr * sizeof(*f));
 	}
-	if (!found)
-		c->nr++;
-	e->addr = addr;
-	e->pid = pid;
+	e = claim(c, s, pid, addr);
+	if (!e)
+		return;
 	e->gen = gen;
 	e->since = since;
 	e->inl = inl;
@@ -521,11 +555,12 @@ int framecache__user(struct framecache *c, struct usyms *u, uint32_t pid, uint32
 		     unsigned int room, unsigned int *nr, uint64_t *since)
 {
 	struct entry *e;
+	struct slot *s;
 	struct usym r;
-	int found, n;
+	int n;
 
-	e = slot(c, pid, addr, &found);
-	if (e && found && e->gen == gen && time >= e->since && e->inl == (uint32_t)inl) {
+	s = slot(c, pid, addr, &e);
+	if (e && e->gen == gen && time >= e->since && e->inl == (uint32_t)inl) {
 		*nr = e->nr < room ? e->nr : room;
 		if (e->nr > 1)
 			memcpy(f, e->more, *nr * sizeof(*f));
@@ -546,9 +581,8 @@ int framecache__user(struct framecache *c, struct usyms *u, uint32_t pid, uint32
 	 */
 	if (!r.stable)
 		return 1;
-	/* (Generation 0, a pid without maps, marks free slots: not kept either.) */
-	if (e && gen)
-		keep_user(c, e, found, pid, gen, addr, inl, *since, f, n);
+	if (s)
+		keep_user(c, s, pid, gen, addr, inl, *since, f, n);
 	return 0;
 }
 
@@ -557,10 +591,10 @@ int framecache__kernel(struct framecache *c, const struct ksyms *k, uint64_t add
 {
 	uint32_t pid = !k ? HIDDEN_PID : KERNEL_PID;
 	struct entry *e;
-	int found;
+	struct slot *s;
 
-	e = slot(c, pid, addr, &found);
-	if (e && found) {
+	s = slot(c, pid, addr, &e);
+	if (e) {
 		*f = e->f;
 		return 0;
 	}
@@ -574,11 +608,9 @@ int framecache__kernel(struct framecache *c, const struct ksyms *k, uint64_t add
 		f->sym = NULL;
 	if (make_line(c, f))
 		return -ENOMEM;
+	e = s ? claim(c, s, pid, addr) : NULL;
 	if (!e)
 		return 0;
-	c->nr++;
-	e->addr = addr;
-	e->pid = pid;
 	e->gen = 1;
 	e->since = 0;
 	e->nr = 1;
