@@ -33,9 +33,11 @@
 /*
  * Everything goes through one buffer, written with one fwrite() when
  * full: per sample the header is formatted by hand and each frame is
- * the line the frame cache formatted once (out_frame.line).
+ * the line the frame cache formatted once (out_frame.line).  64 KiB (a
+ * pipe's worth) stays in the CPU's cache and costs 16 page faults, where
+ * a larger one costs a fault per 4 KiB for no fewer bytes copied.
  */
-#define BUF_SIZE	(1U << 20)
+#define BUF_SIZE	(64U << 10)
 #define PREFIXES	64
 
 /* "comm pid/tid [cpu] " of a recent sample, by CPU: threads repeat. */
