@@ -31,13 +31,89 @@ struct unit {
 	Dwarf_Die *children;	/* in the walk's order */
 };
 
+/* may_have_ranges()'s answer for the DIEs of one abbreviation. */
+struct memo {
+	const Dwarf_Abbrev *abbrev;	/* NULL: a free slot */
+	int answer;
+};
+
 struct cu_scopes {
 	struct unit *units;	/* open addressing by offset */
 	uint32_t cap, nr;
 	size_t ranges;		/* spans of all units */
+	struct memo *memo;	/* open addressing by abbreviation */
+	uint32_t memo_cap, memo_nr;
 };
 
 typedef int (*visit_fn)(Dwarf_Die *die, void *arg);
+
+/*
+ * Whether dwarf_ranges() can find a range of DIE: it reads DW_AT_low_pc
+ * (with high_pc) and DW_AT_ranges, through DW_AT_abstract_origin and
+ * DW_AT_specification.  A unit's children are mostly types and variables
+ * with none of them; asking the abbreviation is much cheaper than that
+ * search, and the answer is the same.
+ */
+static int ranges_attrs(Dwarf_Die *die)
+{
+	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges) ||
+	       dwarf_hasattr(die, DW_AT_abstract_origin) ||
+	       dwarf_hasattr(die, DW_AT_specification);
+}
+
+static uint32_t memo_slot(const Dwarf_Abbrev *abbrev, uint32_t cap)
+{
+	return (uint32_t)(((uintptr_t)abbrev * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
+}
+
+/* Twice the memo's slots; -1: no memory (it stays as it is). */
+static int memo_grow(struct cu_scopes *c)
+{
+	uint32_t ncap = c->memo_cap ? c->memo_cap * 2 : 256, i, j;
+	struct memo *n = calloc(ncap, sizeof(*n));
+
+	if (!n)
+		return -1;
+	for (i = 0; i < c->memo_cap; i++) {
+		if (!c->memo[i].abbrev)
+			continue;
+		for (j = memo_slot(c->memo[i].abbrev, ncap); n[j].abbrev; j = (j + 1) & (ncap - 1))
+			;
+		n[j] = c->memo[i];
+	}
+	free(c->memo);
+	c->memo = n;
+	c->memo_cap = ncap;
+	return 0;
+}
+
+/*
+ * ranges_attrs(DIE), remembered by its abbreviation (the attributes it
+ * names are those of every DIE of it): the Dwarf_Abbrev libdw keeps for
+ * the DIE once dwarf_tag() read it, which lives as long as the Dwarf
+ * handle this table serves.  The walks ask it of each DIE they pass, a
+ * few hundred abbreviations for thousands of DIEs.
+ */
+static int may_have_ranges(struct cu_scopes *c, Dwarf_Die *die)
+{
+	const Dwarf_Abbrev *abbrev = die->abbrev;
+	uint32_t i;
+	int answer;
+
+	/* Not read yet, or unreadable (libdw's DWARF_END_ABBREV). */
+	if (!abbrev || abbrev == (const Dwarf_Abbrev *)-1l)
+		return ranges_attrs(die);
+	if ((c->memo_nr + 1) * 2 > c->memo_cap && memo_grow(c))
+		return ranges_attrs(die);
+	for (i = memo_slot(abbrev, c->memo_cap); c->memo[i].abbrev; i = (i + 1) & (c->memo_cap - 1))
+		if (c->memo[i].abbrev == abbrev)
+			return c->memo[i].answer;
+	answer = ranges_attrs(die);
+	c->memo[i].abbrev = abbrev;
+	c->memo[i].answer = answer;
+	c->memo_nr++;
+	return answer;
+}
 
 /*
  * VISIT for CHILD and its siblings in the walk's order, until it returns
@@ -69,6 +145,7 @@ static int each_child(Dwarf_Die child, visit_fn visit, void *arg, int nest)
 }
 
 struct holding {
+	struct cu_scopes *c;
 	Dwarf_Addr addr;
 	Dwarf_Die *out;
 };
@@ -77,16 +154,16 @@ static int holds(Dwarf_Die *die, void *arg)
 {
 	struct holding *h = arg;
 
-	if (dwarf_haspc(die, h->addr) <= 0)
+	if (!may_have_ranges(h->c, die) || dwarf_haspc(die, h->addr) <= 0)
 		return 0;
 	*h->out = *die;
 	return 1;
 }
 
 /* The first of CHILD and its siblings holding ADDR, into *OUT, walked: 1, or 0. */
-static int first_holding(Dwarf_Die child, Dwarf_Addr addr, Dwarf_Die *out)
+static int first_holding(struct cu_scopes *c, Dwarf_Die child, Dwarf_Addr addr, Dwarf_Die *out)
 {
-	struct holding h = { addr, out };
+	struct holding h = { c, addr, out };
 
 	return each_child(child, holds, &h, 0);
 }
@@ -130,10 +207,12 @@ void cu_scopes__free(struct cu_scopes *c)
 		return;
 	forget_units(c);
 	free(c->units);
+	free(c->memo);
 	free(c);
 }
 
 struct build {
+	struct cu_scopes *c;
 	struct unit *u;
 	uint32_t cap_spans, cap_children;
 	int err;
@@ -154,20 +233,6 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 	return 0;
 }
 
-/*
- * Whether dwarf_ranges() can find a range of DIE: it reads DW_AT_low_pc
- * (with high_pc) and DW_AT_ranges, through DW_AT_abstract_origin and
- * DW_AT_specification.  A unit's children are mostly types and variables
- * with none of them; asking the abbreviation is much cheaper than that
- * search, and the answer is the same.
- */
-static int may_have_ranges(Dwarf_Die *die)
-{
-	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges) ||
-	       dwarf_hasattr(die, DW_AT_abstract_origin) ||
-	       dwarf_hasattr(die, DW_AT_specification);
-}
-
 /* DIE's ranges (those dwarf_haspc() reads), and DIE when it has one. */
 static int add_child(Dwarf_Die *die, void *arg)
 {
@@ -177,7 +242,7 @@ static int add_child(Dwarf_Die *die, void *arg)
 	ptrdiff_t off = 0;
 	int any = 0;
 
-	if (!may_have_ranges(die))
+	if (!may_have_ranges(b->c, die))
 		return 0;
 	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
 		if (start >= end)
@@ -209,9 +274,9 @@ static int by_low(const void *a, const void *b)
 }
 
 /* U, for the unit CU: its children's ranges, sorted.  0, or -1 (no memory). */
-static int unit_build(struct unit *u, Dwarf_Die *cu)
+static int unit_build(struct cu_scopes *c, struct unit *u, Dwarf_Die *cu)
 {
-	struct build b = { .u = u };
+	struct build b = { .c = c, .u = u };
 	Dwarf_Die child;
 	uint32_t i;
 
@@ -272,7 +337,7 @@ static struct unit *unit_get(struct cu_scopes *c, Dwarf_Die *cu)
 		;
 	u = &c->units[i];
 	u->off = off;
-	if (unit_build(u, cu)) {
+	if (unit_build(c, u, cu)) {
 		unit_free(u);
 		return NULL;
 	}
@@ -291,7 +356,7 @@ static int unit_holding(struct cu_scopes *c, Dwarf_Die *cu, Dwarf_Addr addr, Dwa
 
 	/* No memory for the table: the walk itself. */
 	if (!u)
-		return !dwarf_child(cu, &child) && first_holding(child, addr, out);
+		return !dwarf_child(cu, &child) && first_holding(c, child, addr, out);
 	/* The spans starting at or below ADDR; of those reaching past it, the first child's. */
 	for (hi = u->nr_spans; lo < hi; ) {
 		mid = lo + (hi - lo) / 2;
@@ -316,5 +381,5 @@ int cu_scopes__child_holding(struct cu_scopes *c, Dwarf_Die *parent, Dwarf_Addr 
 
 	if (dwarf_tag(parent) == DW_TAG_compile_unit)
 		return unit_holding(c, parent, addr, out);
-	return !dwarf_child(parent, &child) && first_holding(child, addr, out);
+	return !dwarf_child(parent, &child) && first_holding(c, child, addr, out);
 }
