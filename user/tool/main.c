@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "lib/util/heap.h"
 #include "tool/builtin.h"
 #include "tool/cli_read.h"
 
@@ -36,6 +37,7 @@ int main(int argc, char **argv)
 {
 	const struct cmd *c;
 
+	heap__use_huge_pages();
 	if (argc > 1) {
 		for (c = cmds; c->name; c++)
 			if (!strcmp(argv[1], c->name))
