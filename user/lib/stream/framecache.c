@@ -581,7 +581,8 @@ int framecache__user(struct framecache *c, struct usyms *u, uint32_t pid, uint32
 	 */
 	if (!r.stable)
 		return 1;
-	if (s)
+	/* Nor for generation 0, a pid without maps yet: its frames are all [unknown]. */
+	if (s && gen)
 		keep_user(c, s, pid, gen, addr, inl, *since, f, n);
 	return 0;
 }
